@@ -1,0 +1,5 @@
+//! The C faces. Every exported function is wrapped by [`ffi_guard!`], so no panic crosses
+//! `extern "C"`: a panic becomes the face's runtime-error value.
+
+#[macro_use]
+pub mod guard;

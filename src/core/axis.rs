@@ -1,0 +1,254 @@
+//! Axis rules: the only place where coordinate formulas live.
+//!
+//! A rule maps a forward *output* index `o` (of `O`) to forward *input* taps (of `I`).
+//! Each face picks the rule of the API it mimics and fills in its parameters; the
+//! formulas below reproduce the original float operation order, because the originals'
+//! results depend on it.
+
+use super::taps::{BwdTaps, FwdTaps};
+use super::Algorithm;
+
+/// Rounding of a nearest-neighbour coordinate (DirectML's variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NearestRounding {
+    /// `floor(c + 0.5)` (DML_RESAMPLE, DML_RESAMPLE1).
+    HalfUp,
+    /// `floor(c)` (DML_AXIS_DIRECTION_DECREASING).
+    Floor,
+    /// `ceil(c)` (DML_AXIS_DIRECTION_INCREASING).
+    Ceil,
+}
+
+/// How one axis maps output indices to input taps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AxisRule {
+    /// The axis is not resampled (input and output sizes are equal).
+    Identity,
+    /// oneDNN v1.7+/2.x half-pixel: `s = ((o + 0.5f) * I / O) - 0.5f` in f32; nearest is
+    /// `roundf(s)`; linear taps `trunc(s)`, `ceil(s)` clamped, `w1 = |s - idx0|`.
+    /// Backward uses oneDNN's own range tables (`bwd_linear_coeffs_t`).
+    OnednnHalfPixel,
+    /// DirectML: `c = (o - output_offset) / scale - input_offset`; nearest by `rounding`;
+    /// linear with edge clamp; with `antialias` and `scale < 0.5`, a normalised tent filter
+    /// of half-width `1/scale`.
+    Affine { scale: f32, input_offset: f32, output_offset: f32, rounding: NearestRounding, antialias: bool },
+    /// PyTorch / Ascend nearest: `min(floor((float)o * ratio), I - 1)`, or with `exact`
+    /// `min(floor(((float)o + 0.5f) * ratio), I - 1)`. `ratio` is input per output.
+    Floor { ratio: f32, exact: bool },
+}
+
+/// oneDNN's `linear_map(y, y_max, x_max)`: `((float)y + 0.5f) * x_max / y_max - 0.5f`.
+#[inline]
+fn onednn_linear_map(y: i64, y_max: usize, x_max: usize) -> f32 {
+    ((y as f32 + 0.5) * x_max as f32 / y_max as f32) - 0.5
+}
+
+/// oneDNN's `ceil_idx`: 0 for negatives, else the ceiling as an integer.
+#[inline]
+fn onednn_ceil_idx(x: f32) -> i64 {
+    if x < 0.0 {
+        return 0;
+    }
+    let t = x as i64;
+    if t as f32 == x {
+        t
+    } else {
+        t + 1
+    }
+}
+
+#[inline]
+fn clamp_idx(i: i64, size: usize) -> u32 {
+    i.clamp(0, size as i64 - 1) as u32
+}
+
+/// Forward taps of one axis.
+pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: usize) -> FwdTaps {
+    match *rule {
+        AxisRule::Identity => FwdTaps::from_fn(out_size, |o, t| t.push((o as u32, 1.0))),
+        AxisRule::OnednnHalfPixel => FwdTaps::from_fn(out_size, |o, t| {
+            let s = onednn_linear_map(o as i64, out_size, in_size);
+            match alg {
+                Algorithm::Nearest => t.push((clamp_idx(s.round() as i64, in_size), 1.0)),
+                Algorithm::Linear => {
+                    let i0 = (s as i64).max(0);
+                    let i1 = onednn_ceil_idx(s).min(in_size as i64 - 1);
+                    let w1 = (s - i0 as f32).abs();
+                    let w0 = 1.0 - w1;
+                    // oneDNN's lerp is `c0*w0 + c1*(1 - w0)`: keep that second weight.
+                    t.push((clamp_idx(i0, in_size), w0));
+                    t.push((clamp_idx(i1, in_size), 1.0 - w0));
+                }
+            }
+        }),
+        AxisRule::Affine { scale, input_offset, output_offset, rounding, antialias } => {
+            FwdTaps::from_fn(out_size, |o, t| {
+                let c = (o as f32 - output_offset) / scale - input_offset;
+                match alg {
+                    Algorithm::Nearest => {
+                        let r = match rounding {
+                            NearestRounding::HalfUp => (c + 0.5).floor(),
+                            NearestRounding::Floor => c.floor(),
+                            NearestRounding::Ceil => c.ceil(),
+                        };
+                        t.push((clamp_idx(r as i64, in_size), 1.0));
+                    }
+                    Algorithm::Linear if antialias && scale < 0.5 => {
+                        antialias_taps(c, scale, in_size, t)
+                    }
+                    Algorithm::Linear => {
+                        let f = c.floor();
+                        let w = c - f;
+                        let i0 = f as i64;
+                        t.push((clamp_idx(i0, in_size), 1.0 - w));
+                        t.push((clamp_idx(i0.saturating_add(1), in_size), w));
+                    }
+                }
+            })
+        }
+        AxisRule::Floor { ratio, exact } => FwdTaps::from_fn(out_size, |o, t| {
+            let src = if exact { (o as f32 + 0.5) * ratio } else { o as f32 * ratio };
+            t.push((clamp_idx(src.floor() as i64, in_size), 1.0));
+        }),
+    }
+}
+
+/// Tent filter stretched by `1/scale`, weights normalised to sum 1, taps edge-clamped
+/// (the ONNX Resize-18 antialias enumeration, which DirectML documents).
+fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
+    let start = (-1.0 / scale).floor() as i64 + 1;
+    let footprint = 2 - 2 * start;
+    let base = c.floor();
+    let ratio = c - base;
+    let first = t.len();
+    let mut sum = 0.0f32;
+    for k in start..start + footprint {
+        let w = (1.0 - (k as f32 - ratio).abs() * scale).clamp(0.0, 1.0);
+        if w > 0.0 {
+            t.push((clamp_idx(base as i64 + k, in_size), w));
+            sum += w;
+        }
+    }
+    for tap in &mut t[first..] {
+        tap.1 /= sum;
+    }
+}
+
+/// Backward taps of one axis (input index → outputs that read it, grouped by tap).
+pub fn backward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: usize) -> BwdTaps {
+    match *rule {
+        AxisRule::OnednnHalfPixel => onednn_backward_taps(alg, in_size, out_size),
+        _ => forward_taps(rule, alg, in_size, out_size).transpose(in_size),
+    }
+}
+
+/// oneDNN 2.6 backward ranges (`ref_resampling_bwd_t`, `bwd_linear_coeffs_t`): for each
+/// input `x`, group 0 holds outputs using `x` as left tap (weight `1 - w`), group 1 the
+/// outputs using it as right tap (weight `w`), with `w = |s - trunc(s)|`.
+fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdTaps {
+    let (i_n, o_n) = (in_size, out_size);
+    let clamp_o = |v: i64| v.clamp(0, o_n as i64) as u32;
+    match alg {
+        Algorithm::Nearest => {
+            let lists: Vec<Vec<(u32, f32)>> = (0..i_n)
+                .map(|x| {
+                    let start = onednn_ceil_idx((x as f32) * o_n as f32 / i_n as f32 - 0.5);
+                    let end = onednn_ceil_idx((x as f32 + 1.0) * o_n as f32 / i_n as f32 - 0.5);
+                    (clamp_o(start)..clamp_o(end)).map(|o| (o, 1.0)).collect()
+                })
+                .collect();
+            BwdTaps::from_lists(1, &lists)
+        }
+        Algorithm::Linear => {
+            let weight = |k: usize, o: u32| {
+                let s = onednn_linear_map(o as i64, o_n, i_n);
+                let w = (s - (s as i64) as f32).abs();
+                if k == 0 {
+                    1.0 - w
+                } else {
+                    w
+                }
+            };
+            let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
+            let mut lists = Vec::with_capacity(2 * i_n);
+            for x in 0..i_n as i64 {
+                let start0 = if x == 0 { 0 } else { onednn_ceil_idx(onednn_linear_map(x, i_n, o_n)) };
+                let end0 = onednn_ceil_idx(onednn_linear_map(x + 1, i_n, o_n)).min(o_n as i64);
+                let start1 = after(onednn_linear_map(x - 1, i_n, o_n));
+                let end1 = if x == i_n as i64 - 1 {
+                    o_n as i64
+                } else {
+                    after(onednn_linear_map(x, i_n, o_n)).min(o_n as i64)
+                };
+                for (k, (s, e)) in [(start0, end0), (start1, end1)].into_iter().enumerate() {
+                    lists.push((clamp_o(s)..clamp_o(e)).map(|o| (o, weight(k, o))).collect());
+                }
+            }
+            BwdTaps::from_lists(2, &lists)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nearest(rule: AxisRule, i: usize, o: usize) -> Vec<u32> {
+        forward_taps(&rule, Algorithm::Nearest, i, o).idx
+    }
+
+    #[test]
+    fn onednn_nearest_examples() {
+        let r = AxisRule::OnednnHalfPixel;
+        assert_eq!(nearest(r, 4, 1), [2]);
+        assert_eq!(nearest(r, 3, 5), [0, 0, 1, 2, 2]);
+        assert_eq!(nearest(r, 5, 3), [0, 2, 4]);
+        assert_eq!(nearest(r, 2, 6), [0, 0, 0, 1, 1, 1]);
+        assert_eq!(nearest(r, 21, 13), [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]);
+    }
+
+    #[test]
+    fn onednn_backward_ranges_match_forward_transpose() {
+        for alg in [Algorithm::Nearest, Algorithm::Linear] {
+            for i in 1..40 {
+                for o in 1..40 {
+                    let r = AxisRule::OnednnHalfPixel;
+                    let mine = backward_taps(&r, alg, i, o);
+                    let fwd = forward_taps(&r, alg, i, o).transpose(i);
+                    for x in 0..i {
+                        for g in 0..mine.groups {
+                            assert_eq!(mine.group(x, g).0, fwd.group(x, g).0, "{alg:?} {i}->{o} x={x} g={g}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn floor_rules() {
+        let r = AxisRule::Floor { ratio: 2.0 / 82.0, exact: false };
+        assert_eq!(nearest(r, 2, 82)[41], 0);
+        let e = AxisRule::Floor { ratio: 5.0 / 3.0, exact: true };
+        assert_eq!(nearest(e, 5, 3), [0, 2, 4]);
+    }
+
+    #[test]
+    fn antialias_example() {
+        let r = AxisRule::Affine {
+            scale: 0.25,
+            input_offset: 0.5,
+            output_offset: -0.5,
+            rounding: NearestRounding::HalfUp,
+            antialias: true,
+        };
+        let t = forward_taps(&r, Algorithm::Linear, 8, 2);
+        let out: Vec<f32> = (0..2)
+            .map(|o| {
+                let (i, w) = t.taps(o);
+                i.iter().zip(w).map(|(&i, &w)| i as f32 * w).sum()
+            })
+            .collect();
+        assert!((out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6, "{out:?}");
+    }
+}

@@ -1,0 +1,84 @@
+//! The safe resampling core. It knows nothing of C types: each face translates its
+//! descriptors into a [`Problem`], builds a [`Plan`] once, and executes it on byte slices.
+
+pub mod axis;
+pub mod dtype;
+mod kernels;
+pub mod layout;
+pub mod plan;
+pub mod postops;
+pub mod reference;
+pub mod taps;
+pub mod threads;
+
+pub use axis::{AxisRule, NearestRounding};
+pub use dtype::{DataType, Numerics};
+pub use layout::{Layout, MAX_RANK};
+pub use plan::Plan;
+pub use postops::{BinaryOp, EltwiseAlg, PostOp};
+
+/// Interpolation algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    Nearest,
+    /// Two taps per resampled axis (or a normalised tent where an axis rule asks for it).
+    Linear,
+}
+
+/// Forward (dst from src) or backward (diff_src from diff_dst).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    Forward,
+    Backward,
+}
+
+/// One resampling problem.
+///
+/// Sizes per axis come from the layouts: forward reads `src` (forward-input sizes) and
+/// writes `dst` (forward-output sizes); backward reads `src` = diff_dst (forward-output
+/// sizes) and writes `dst` = diff_src (forward-input sizes). Rules map forward-output
+/// indices to forward-input taps either way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub alg: Algorithm,
+    pub direction: Direction,
+    pub axes: Vec<AxisRule>,
+    pub src: Layout,
+    pub dst: Layout,
+    /// Applied in order to the f32 result before the store (forward only).
+    pub post_ops: Vec<PostOp>,
+    pub numerics: Numerics,
+}
+
+impl Problem {
+    /// (forward-input, forward-output) size of axis `d`.
+    pub fn fwd_sizes(&self, d: usize) -> (usize, usize) {
+        match self.direction {
+            Direction::Forward => (self.src.dims[d], self.dst.dims[d]),
+            Direction::Backward => (self.dst.dims[d], self.src.dims[d]),
+        }
+    }
+}
+
+/// Why a problem was refused or an execution failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CoreError {
+    /// The problem or its buffers are malformed (maps to invalid-argument codes).
+    #[error("invalid argument: {0}")]
+    Invalid(String),
+    /// Well-formed but not supported by this library.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// Memory for tables or buffers could not be obtained.
+    #[error("out of memory")]
+    OutOfMemory,
+}
+
+impl CoreError {
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        CoreError::Invalid(msg.into())
+    }
+    pub fn unsupported(msg: impl Into<String>) -> Self {
+        CoreError::Unsupported(msg.into())
+    }
+}
