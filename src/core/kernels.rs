@@ -285,23 +285,76 @@ impl Corners {
     }
 }
 
-/// Decodes run `r` into output indices of all axes but `skip`, which gets 0; returns the
-/// block index along `skip` (of `nblk`).
-#[inline]
-fn decode(r: usize, dims: &[usize], skip: usize, nblk: usize, idx: &mut [usize]) -> usize {
-    let mut rem = r;
-    let mut blk = 0;
-    for d in (0..dims.len()).rev() {
-        if d == skip {
-            blk = rem % nblk;
-            rem /= nblk;
-            idx[d] = 0;
-        } else {
-            idx[d] = rem % dims[d];
-            rem /= dims[d];
+/// Walks runs in row-major order, carrying the dst offset and the src offset over identity
+/// axes incrementally, so advancing costs a few additions instead of divisions.
+struct Runs {
+    rank: usize,
+    ext: [usize; MAX_RANK],
+    dstr: [usize; MAX_RANK],
+    sstr: [usize; MAX_RANK],
+    /// Output index per axis; on the run axis, the block index.
+    pos: [usize; MAX_RANK],
+    doff: usize,
+    sbase: usize,
+}
+
+impl Runs {
+    /// Runs over all axes; axis `skip` has `nblk` blocks with the given element strides.
+    fn new(
+        p: &Problem,
+        t: &Tables,
+        skip: usize,
+        nblk: usize,
+        blk: (usize, usize),
+        start: usize,
+    ) -> Self {
+        let (s, d) = (&p.src, &p.dst);
+        let rank = d.rank();
+        let mut r = Runs {
+            rank,
+            ext: [1; MAX_RANK],
+            dstr: [0; MAX_RANK],
+            sstr: [0; MAX_RANK],
+            pos: [0; MAX_RANK],
+            doff: d.offset,
+            sbase: s.offset,
+        };
+        for a in 0..rank {
+            if a == skip {
+                (r.ext[a], r.dstr[a], r.sstr[a]) = (nblk, blk.0, blk.1);
+            } else {
+                let identity = t.fwd[a].is_none() && t.bwd[a].is_none();
+                (r.ext[a], r.dstr[a], r.sstr[a]) = (
+                    d.dims[a],
+                    d.strides[a],
+                    if identity { s.strides[a] } else { 0 },
+                );
+            }
+        }
+        let mut rem = start;
+        for a in (0..rank).rev() {
+            r.pos[a] = rem % r.ext[a];
+            rem /= r.ext[a];
+            r.doff += r.pos[a] * r.dstr[a];
+            r.sbase += r.pos[a] * r.sstr[a];
+        }
+        r
+    }
+
+    #[inline]
+    fn advance(&mut self) {
+        for a in (0..self.rank).rev() {
+            self.pos[a] += 1;
+            self.doff += self.dstr[a];
+            self.sbase += self.sstr[a];
+            if self.pos[a] < self.ext[a] {
+                return;
+            }
+            self.pos[a] = 0;
+            self.doff -= self.dstr[a] * self.ext[a];
+            self.sbase -= self.sstr[a] * self.ext[a];
         }
     }
-    blk
 }
 
 /// Stores contiguous f32 results at dst element offset `off`, applying post-ops; `idx` is the
@@ -331,23 +384,6 @@ unsafe fn finish(
     idx[axis] = i0;
 }
 
-/// Offsets of run `r`: (dst element offset, src base offset over identity axes).
-#[inline]
-fn run_offsets(p: &Problem, t: &Tables, idx: &[usize], skip: usize) -> (usize, usize) {
-    let (s, d) = (&p.src, &p.dst);
-    let (mut doff, mut sbase) = (d.offset, s.offset);
-    for a in 0..idx.len() {
-        if a == skip {
-            continue;
-        }
-        doff += idx[a] * d.strides[a];
-        if t.fwd[a].is_none() && t.bwd[a].is_none() {
-            sbase += idx[a] * s.strides[a];
-        }
-    }
-    (doff, sbase)
-}
-
 /// The `lanes` kernel over runs `start..end`.
 pub(crate) unsafe fn lanes(
     p: &Problem,
@@ -360,7 +396,6 @@ pub(crate) unsafe fn lanes(
     let rank = p.dst.rank();
     let (s, d) = (&p.src, &p.dst);
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let mut idx = [0usize; MAX_RANK];
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
     let mut vals = [0f32; LCH];
@@ -368,11 +403,14 @@ pub(crate) unsafe fn lanes(
         && p.post_ops.is_empty()
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
     let cdim = d.dims[g.c];
-    for r in start..end {
-        let blk = decode(r, &d.dims[..rank], g.c, g.nblk, &mut idx[..rank]);
+    let mut runs = Runs::new(p, t, g.c, g.nblk, (g.blk_dst, g.blk_src), start);
+    for _ in start..end {
+        let blk = runs.pos[g.c];
+        let mut idx = runs.pos;
+        idx[g.c] = blk * g.block;
         let valid = g.block.min(cdim - (blk * g.block).min(cdim));
-        let (doff, sbase) = run_offsets(p, t, &idx[..rank], g.c);
-        let (doff, sbase) = (doff + blk * g.blk_dst, sbase + blk * g.blk_src);
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        runs.advance();
         match p.direction {
             Direction::Forward if g.small => {
                 let sc = SmallCorners::fill(t, &t.resampled, &s.strides, &idx[..rank], sbase);
@@ -501,7 +539,6 @@ pub(crate) unsafe fn rows(
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
     let wt = t.fwd[w].as_ref().unwrap();
     let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-    let mut idx = [0usize; MAX_RANK];
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
     let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo)];
@@ -510,20 +547,26 @@ pub(crate) unsafe fn rows(
     let raw = p.alg == Algorithm::Nearest
         && p.post_ops.is_empty()
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
-    for r in start..end {
-        decode(r, &d.dims[..rank], w, 1, &mut idx[..rank]);
-        let (doff, sbase) = run_offsets(p, t, &idx[..rank], w);
+    // (src row, dst row) of the previous raw nearest run: upsampling along H or D makes
+    // consecutive dst rows read the same src row, and a row copy beats a second gather.
+    let mut prev: Option<(usize, usize)> = None;
+    let mut runs = Runs::new(p, t, w, 1, (0, 0), start);
+    for _ in start..end {
+        let mut idx = runs.pos;
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        runs.advance();
         if p.alg == Algorithm::Nearest {
             let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
             let r0 = sc.offs[0];
             if raw {
-                let (sp, dp) = (b.src.add(r0 * ssz), b.dst.add(doff * dsz));
-                match ssz {
-                    4 => gather_raw::<u32>(sp, dp, &wt.idx),
-                    2 => gather_raw::<u16>(sp, dp, &wt.idx),
-                    1 => gather_raw::<u8>(sp, dp, &wt.idx),
-                    _ => gather_raw::<u64>(sp, dp, &wt.idx),
+                let dp = b.dst.add(doff * dsz);
+                match prev {
+                    Some((pr, pd)) if pr == r0 => {
+                        std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+                    }
+                    _ => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
                 }
+                prev = Some((r0, doff));
                 continue;
             }
             for (o, v) in out.iter_mut().enumerate() {
@@ -588,14 +631,6 @@ fn gather_taps(out: &mut [f32], row: &[f32], lo: usize, wt: &super::taps::FwdTap
     }
 }
 
-#[inline(always)]
-unsafe fn gather_raw<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for (o, &i) in idx.iter().enumerate() {
-        d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
-    }
-}
-
 /// The `bwd_rows` kernel over runs `start..end`.
 pub(crate) unsafe fn bwd_rows(
     p: &Problem,
@@ -636,11 +671,12 @@ unsafe fn bwd_rows_typed<S: Src>(
     let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
     let m = ra.len();
     let wt = t.bwd[w].as_ref().unwrap();
-    let mut idx = [0usize; MAX_RANK];
     let mut out = vec![0f32; g.out_w];
-    for r in start..end {
-        decode(r, &p.dst.dims[..rank], w, 1, &mut idx[..rank]);
-        let (doff, sbase) = run_offsets(p, t, &idx[..rank], w);
+    let mut runs = Runs::new(p, t, w, 1, (0, 0), start);
+    for _ in start..end {
+        let mut idx = runs.pos;
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        runs.advance();
         let tabs: [Option<&BwdTaps>; MAX_RANK] =
             std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
         for (x, v) in out.iter_mut().enumerate() {

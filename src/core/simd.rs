@@ -244,3 +244,36 @@ pub(crate) unsafe fn store_contiguous(
         }
     }
 }
+
+#[inline(always)]
+unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+    let (s, d) = (src as *const T, dst as *mut T);
+    for (o, &i) in idx.iter().enumerate() {
+        d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+    }
+}
+
+/// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
+pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+        gather_body::<T>(src, dst, idx)
+    }
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+        gather_body::<T>(src, dst, idx)
+    }
+    unsafe fn pick<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+        match isa() {
+            Isa::Avx512 => avx512::<T>(src, dst, idx),
+            Isa::Avx2 => avx2::<T>(src, dst, idx),
+            Isa::Base => gather_body::<T>(src, dst, idx),
+        }
+    }
+    match size {
+        4 => pick::<u32>(src, dst, idx),
+        2 => pick::<u16>(src, dst, idx),
+        1 => pick::<u8>(src, dst, idx),
+        _ => pick::<u64>(src, dst, idx),
+    }
+}
