@@ -3,3 +3,4 @@
 
 #[macro_use]
 pub mod guard;
+pub mod onednn;
