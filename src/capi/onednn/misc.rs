@@ -1,7 +1,7 @@
 //! Library-level calls: `dnnl_version`, `dnnl_set_verbose`, and the `dnnl_debug.h`
 //! value-to-string helpers that oneDNN's examples use in their error messages.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use super::format_tags::{CANONICAL_NAMES, FORMAT_TAG_LAST};
@@ -42,70 +42,135 @@ pub unsafe extern "C" fn dnnl_set_verbose(level: c_int) -> dnnl_status_t {
     })
 }
 
-macro_rules! to_str {
-    ($(#[$m:meta])* $name:ident, $t:ty, { $($v:expr => $s:expr),* $(,)? }) => {
-        $(#[$m])*
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(v: $t) -> *const c_char {
-            match v {
-                $(x if x == $v => concat!($s, "\0").as_ptr() as *const c_char,)*
-                _ => c"unknown".as_ptr(),
-            }
-        }
-    };
+fn name_of(v: c_int, table: &[(c_int, &'static CStr)]) -> *const c_char {
+    table.iter().find(|(k, _)| *k == v).map_or(c"unknown".as_ptr(), |(_, n)| n.as_ptr())
 }
 
-to_str!(
-    /// Name of a status value.
-    dnnl_status2str, dnnl_status_t, {
-    dnnl_success => "success", dnnl_out_of_memory => "out_of_memory",
-    dnnl_invalid_arguments => "invalid_arguments", dnnl_unimplemented => "unimplemented",
-    dnnl_iterator_ends => "iterator_ends", dnnl_runtime_error => "runtime_error",
-    dnnl_not_required => "not_required",
-});
-to_str!(
-    /// Name of a data type.
-    dnnl_dt2str, dnnl_data_type_t, {
-    dnnl_data_type_undef => "undef", dnnl_f16 => "f16", dnnl_bf16 => "bf16", dnnl_f32 => "f32",
-    dnnl_s32 => "s32", dnnl_s8 => "s8", dnnl_u8 => "u8",
-});
-to_str!(
-    /// Name of a format kind.
-    dnnl_fmt_kind2str, dnnl_format_kind_t, {
-    dnnl_format_kind_undef => "undef", dnnl_format_kind_any => "any", dnnl_blocked => "blocked",
-    dnnl_format_kind_wino => "wino", dnnl_format_kind_rnn_packed => "rnn_packed",
-});
-to_str!(
-    /// Name of a propagation kind.
-    dnnl_prop_kind2str, dnnl_prop_kind_t, {
-    dnnl_prop_kind_undef => "undef", dnnl_forward_training => "forward_training",
-    dnnl_forward_inference => "forward_inference", dnnl_backward => "backward",
-    dnnl_backward_data => "backward_data", dnnl_backward_weights => "backward_weights",
-    dnnl_backward_bias => "backward_bias",
-});
-to_str!(
-    /// Name of a primitive kind.
-    dnnl_prim_kind2str, dnnl_primitive_kind_t, {
-    dnnl_undefined_primitive => "undef", dnnl_reorder => "reorder", dnnl_shuffle => "shuffle",
-    dnnl_concat => "concat", dnnl_sum => "sum", dnnl_convolution => "convolution",
-    dnnl_deconvolution => "deconvolution", dnnl_eltwise => "eltwise", dnnl_softmax => "softmax",
-    dnnl_pooling => "pooling", dnnl_lrn => "lrn", dnnl_batch_normalization => "batch_normalization",
-    dnnl_layer_normalization => "layer_normalization", dnnl_inner_product => "inner_product",
-    dnnl_rnn => "rnn", dnnl_gemm => "gemm", dnnl_binary => "binary", dnnl_logsoftmax => "logsoftmax",
-    dnnl_matmul => "matmul", dnnl_resampling => "resampling", dnnl_pooling_v2 => "pooling_v2",
-    dnnl_reduction => "reduction", dnnl_prelu => "prelu", dnnl_softmax_v2 => "softmax_v2",
-});
-to_str!(
-    /// Name of an algorithm kind (resampling ones; others are "unknown").
-    dnnl_alg_kind2str, dnnl_alg_kind_t, {
-    dnnl_alg_kind_undef => "undef", dnnl_resampling_nearest => "resampling_nearest",
-    dnnl_resampling_linear => "resampling_linear",
-});
-to_str!(
-    /// Name of an engine kind.
-    dnnl_engine_kind2str, dnnl_engine_kind_t, {
-    dnnl_any_engine => "any", dnnl_cpu => "cpu", dnnl_gpu => "gpu",
-});
+/// Name of a status value.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_status2str(v: dnnl_status_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_success, c"success"),
+            (dnnl_out_of_memory, c"out_of_memory"),
+            (dnnl_invalid_arguments, c"invalid_arguments"),
+            (dnnl_unimplemented, c"unimplemented"),
+            (dnnl_iterator_ends, c"iterator_ends"),
+            (dnnl_runtime_error, c"runtime_error"),
+            (dnnl_not_required, c"not_required"),
+        ],
+    )
+}
+
+/// Name of a data type.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_dt2str(v: dnnl_data_type_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_data_type_undef, c"undef"),
+            (dnnl_f16, c"f16"),
+            (dnnl_bf16, c"bf16"),
+            (dnnl_f32, c"f32"),
+            (dnnl_s32, c"s32"),
+            (dnnl_s8, c"s8"),
+            (dnnl_u8, c"u8"),
+        ],
+    )
+}
+
+/// Name of a format kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_format_kind_undef, c"undef"),
+            (dnnl_format_kind_any, c"any"),
+            (dnnl_blocked, c"blocked"),
+            (dnnl_format_kind_wino, c"wino"),
+            (dnnl_format_kind_rnn_packed, c"rnn_packed"),
+        ],
+    )
+}
+
+/// Name of a propagation kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_prop_kind2str(v: dnnl_prop_kind_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_prop_kind_undef, c"undef"),
+            (dnnl_forward_training, c"forward_training"),
+            (dnnl_forward_inference, c"forward_inference"),
+            (dnnl_backward, c"backward"),
+            (dnnl_backward_data, c"backward_data"),
+            (dnnl_backward_weights, c"backward_weights"),
+            (dnnl_backward_bias, c"backward_bias"),
+        ],
+    )
+}
+
+/// Name of a primitive kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_prim_kind2str(v: dnnl_primitive_kind_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_undefined_primitive, c"undef"),
+            (dnnl_reorder, c"reorder"),
+            (dnnl_shuffle, c"shuffle"),
+            (dnnl_concat, c"concat"),
+            (dnnl_sum, c"sum"),
+            (dnnl_convolution, c"convolution"),
+            (dnnl_deconvolution, c"deconvolution"),
+            (dnnl_eltwise, c"eltwise"),
+            (dnnl_softmax, c"softmax"),
+            (dnnl_pooling, c"pooling"),
+            (dnnl_lrn, c"lrn"),
+            (dnnl_batch_normalization, c"batch_normalization"),
+            (dnnl_layer_normalization, c"layer_normalization"),
+            (dnnl_inner_product, c"inner_product"),
+            (dnnl_rnn, c"rnn"),
+            (dnnl_gemm, c"gemm"),
+            (dnnl_binary, c"binary"),
+            (dnnl_logsoftmax, c"logsoftmax"),
+            (dnnl_matmul, c"matmul"),
+            (dnnl_resampling, c"resampling"),
+            (dnnl_pooling_v2, c"pooling_v2"),
+            (dnnl_reduction, c"reduction"),
+            (dnnl_prelu, c"prelu"),
+            (dnnl_softmax_v2, c"softmax_v2"),
+        ],
+    )
+}
+
+/// Name of an algorithm kind (resampling ones; others are "unknown").
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_alg_kind2str(v: dnnl_alg_kind_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_alg_kind_undef, c"undef"),
+            (dnnl_resampling_nearest, c"resampling_nearest"),
+            (dnnl_resampling_linear, c"resampling_linear"),
+        ],
+    )
+}
+
+/// Name of an engine kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_engine_kind2str(v: dnnl_engine_kind_t) -> *const c_char {
+    name_of(
+        v,
+        &[
+            (dnnl_any_engine, c"any"),
+            (dnnl_cpu, c"cpu"),
+            (dnnl_gpu, c"gpu"),
+        ],
+    )
+}
 
 /// Name of a format tag (its canonical letter form, e.g. "aBcd16b" for nChw16c).
 #[no_mangle]

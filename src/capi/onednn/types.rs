@@ -150,6 +150,12 @@ pub const dnnl_fpmath_mode_any: dnnl_fpmath_mode_t = 3;
 
 /// Memory extra flags (`dnnl_memory_extra_flags_t`).
 pub const dnnl_memory_extra_flag_none: u64 = 0;
+pub const dnnl_memory_extra_flag_compensation_conv_s8s8: u64 = 0x1;
+pub const dnnl_memory_extra_flag_scale_adjust: u64 = 0x2;
+pub const dnnl_memory_extra_flag_rnn_u8s8_compensation: u64 = 0x4;
+pub const dnnl_memory_extra_flag_gpu_rnn_u8s8_compensation: u64 = 0x4;
+pub const dnnl_memory_extra_flag_compensation_conv_asymmetric_src: u64 = 0x8;
+pub const dnnl_memory_extra_flag_rnn_s8s8_compensation: u64 = 0x16;
 
 /// Query kind (`dnnl_query_t`).
 pub type dnnl_query_t = c_int;
