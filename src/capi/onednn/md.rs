@@ -186,7 +186,8 @@ pub(crate) fn init_by_blocking_desc(md: &mut dnnl_memory_desc_t, blk: &dnnl_bloc
         perm[d] = d;
         ou_blocks[d] = md.padded_dims[d] / blocks[d].max(1);
     }
-    // oneDNN's simultaneous_sort: bubble sort, descending strides, ties by outer size.
+    // oneDNN's simultaneous_sort: bubble sort by descending stride, ties by descending
+    // outer size of the described tensor.
     if nd > 0 {
         for i in 0..nd - 1 {
             let mut swapped = false;
@@ -216,6 +217,49 @@ pub(crate) fn init_by_blocking_desc(md: &mut dnnl_memory_desc_t, blk: &dnnl_bloc
         }
     }
     md.extra = dnnl_memory_desc_t::zero().extra;
+}
+
+/// Resolves a `format_tag_any` descriptor `md` from the layout of `like`, as oneDNN 2.6.3's
+/// resampling does: when `like` matches one of the tags its optimized implementations know
+/// (nCx16c, nCx8c, nxc, ncx; strides compared exactly, also on size-1 dims), `md` gets that
+/// tag; otherwise it takes `like`'s blocking (`memory_desc_init_by_blocking_desc`). Verified
+/// against libdnnl 2.6.3 with size-1 dims, where the two rules differ: forward dst tries the
+/// tags first (`try_tags`), backward diff_src always takes the blocking.
+pub(crate) fn resolve_any_like(md: &mut dnnl_memory_desc_t, like: &dnnl_memory_desc_t, try_tags: bool) {
+    use super::format_tags::*;
+    let tags: &[dnnl_format_tag_t] = match like.ndims {
+        _ if !try_tags => &[],
+        3 => &[dnnl_nCw16c, dnnl_nCw8c, dnnl_nwc, dnnl_ncw],
+        4 => &[dnnl_nChw16c, dnnl_nChw8c, dnnl_nhwc, dnnl_nchw],
+        5 => &[dnnl_nCdhw16c, dnnl_nCdhw8c, dnnl_ndhwc, dnnl_ncdhw],
+        _ => &[],
+    };
+    let nd = like.ndims as usize;
+    for &tag in tags {
+        let Ok(t) = md_by_tag(nd, &like.dims[..nd], like.data_type, tag) else { continue };
+        if matches_strictly(&t, like) {
+            if let Ok(r) = md_by_tag(nd, &md.dims[..nd], md.data_type, tag) {
+                *md = r;
+                return;
+            }
+        }
+    }
+    init_by_blocking_desc(md, like.blocking());
+}
+
+/// Equal blocking, strides (every dim), padding and offset: `like` is exactly the tag's layout.
+fn matches_strictly(t: &dnnl_memory_desc_t, like: &dnnl_memory_desc_t) -> bool {
+    let n = like.ndims as usize;
+    let (a, b) = (t.blocking(), like.blocking());
+    let k = a.inner_nblks.clamp(0, 12) as usize;
+    like.format_kind == dnnl_blocked
+        && like.offset0 == 0
+        && t.padded_dims[..n] == like.padded_dims[..n]
+        && like.padded_offsets[..n].iter().all(|&o| o == 0)
+        && a.inner_nblks == b.inner_nblks
+        && a.inner_blks[..k] == b.inner_blks[..k]
+        && a.inner_idxs[..k] == b.inner_idxs[..k]
+        && a.strides[..n] == b.strides[..n]
 }
 
 /// Builds a memory descriptor from a format tag (safe core of `init_by_tag`).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::core::{CoreError, Plan};
 
 use super::engine::{dnnl_engine_t, engine_ref};
-use super::md::init_by_blocking_desc;
+use super::md::resolve_any_like;
 use super::registry::{self, Kind};
 use super::translate::{is_injective, layout_of, problem};
 use super::types::*;
@@ -190,7 +190,7 @@ unsafe fn create_pd_data(
         }
     }
     if out.format_kind == dnnl_format_kind_any {
-        init_by_blocking_desc(&mut out, inp.blocking());
+        resolve_any_like(&mut out, &inp, forward);
     }
     let (in_name, out_name) = if forward { ("src", "dst") } else { ("diff_dst", "diff_src") };
     let lin = layout_of(&inp, in_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
