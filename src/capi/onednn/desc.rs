@@ -16,28 +16,55 @@ unsafe fn desc_init(
     dst_desc: *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
     if rd_out.is_null() {
-        return refuse(dnnl_invalid_arguments, "resampling desc init: resampling_desc is NULL");
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling desc init: resampling_desc is NULL",
+        );
     }
     if alg_kind != dnnl_resampling_nearest && alg_kind != dnnl_resampling_linear {
-        return refuse(dnnl_invalid_arguments, "resampling desc init: algorithm is not resampling_nearest/linear");
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling desc init: algorithm is not resampling_nearest/linear",
+        );
     }
     if src_desc.is_null() || (dst_desc.is_null() && factors.is_null()) {
-        return refuse(dnnl_invalid_arguments, "resampling desc init: src is NULL, or both dst and factors are");
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling desc init: src is NULL, or both dst and factors are",
+        );
     }
     let src_md = *src_desc;
     if !(3..=5).contains(&src_md.ndims) {
-        return refuse(dnnl_invalid_arguments, "resampling desc init: src must have 3, 4 or 5 dims");
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling desc init: src must have 3, 4 or 5 dims",
+        );
     }
     let forward = prop_kind == dnnl_forward_training || prop_kind == dnnl_forward_inference;
     if !forward && prop_kind != dnnl_backward_data {
-        return refuse(dnnl_invalid_arguments, "resampling desc init: prop kind must be forward_training/inference");
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling desc init: prop kind must be forward_training/inference",
+        );
     }
     if forward && src_md.format_kind == dnnl_format_kind_any {
-        return refuse(dnnl_invalid_arguments, "resampling forward desc init: src format is any");
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling forward desc init: src format is any",
+        );
     }
-    let dst_given = if dst_desc.is_null() { None } else { Some(*dst_desc) };
-    if has_runtime_dims_or_strides(&src_md) || dst_given.as_ref().is_some_and(has_runtime_dims_or_strides) {
-        return refuse(dnnl_unimplemented, "resampling desc init: runtime dims or strides");
+    let dst_given = if dst_desc.is_null() {
+        None
+    } else {
+        Some(*dst_desc)
+    };
+    if has_runtime_dims_or_strides(&src_md)
+        || dst_given.as_ref().is_some_and(has_runtime_dims_or_strides)
+    {
+        return refuse(
+            dnnl_unimplemented,
+            "resampling desc init: runtime dims or strides",
+        );
     }
     let nd = src_md.ndims as usize;
     let dst_md = match dst_given {
@@ -50,7 +77,10 @@ unsafe fn desc_init(
                 dims[i] = (src_md.dims[i] as f32 * factors[i - 2]) as i64;
             }
             if dims[..nd].iter().any(|&d| d < 0) {
-                return refuse(dnnl_invalid_arguments, "resampling desc init: factors give a negative dst size");
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "resampling desc init: factors give a negative dst size",
+                );
             }
             match md_by_tag(nd, &dims, src_md.data_type, dnnl_format_tag_any) {
                 Ok(md) => md,
@@ -58,8 +88,14 @@ unsafe fn desc_init(
             }
         }
     };
-    if dst_md.ndims != src_md.ndims || dst_md.dims[0] != src_md.dims[0] || dst_md.dims[1] != src_md.dims[1] {
-        return refuse(dnnl_invalid_arguments, "resampling desc init: src and dst disagree in ndims, N or C");
+    if dst_md.ndims != src_md.ndims
+        || dst_md.dims[0] != src_md.dims[0]
+        || dst_md.dims[1] != src_md.dims[1]
+    {
+        return refuse(
+            dnnl_invalid_arguments,
+            "resampling desc init: src and dst disagree in ndims, N or C",
+        );
     }
     let mut rd = dnnl_resampling_desc_t::zero();
     rd.primitive_kind = dnnl_resampling;
@@ -93,9 +129,19 @@ pub unsafe extern "C" fn dnnl_resampling_forward_desc_init(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if prop_kind != dnnl_forward_training && prop_kind != dnnl_forward_inference {
-            return refuse(dnnl_invalid_arguments, "resampling_forward_desc_init: prop kind is not forward");
+            return refuse(
+                dnnl_invalid_arguments,
+                "resampling_forward_desc_init: prop kind is not forward",
+            );
         }
-        desc_init(resampling_desc, prop_kind, alg_kind, factors, src_desc, dst_desc)
+        desc_init(
+            resampling_desc,
+            prop_kind,
+            alg_kind,
+            factors,
+            src_desc,
+            dst_desc,
+        )
     })
 }
 
@@ -110,6 +156,13 @@ pub unsafe extern "C" fn dnnl_resampling_backward_desc_init(
     diff_dst_desc: *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
-        desc_init(resampling_desc, dnnl_backward_data, alg_kind, factors, diff_src_desc, diff_dst_desc)
+        desc_init(
+            resampling_desc,
+            dnnl_backward_data,
+            alg_kind,
+            factors,
+            diff_src_desc,
+            diff_dst_desc,
+        )
     })
 }

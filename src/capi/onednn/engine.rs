@@ -2,8 +2,8 @@
 
 use std::ffi::c_uint;
 
-use super::registry::{self, Kind};
 use super::refuse;
+use super::registry::{self, Kind};
 use super::types::*;
 
 /// An execution engine (always the CPU).
@@ -37,13 +37,20 @@ pub unsafe extern "C" fn dnnl_engine_get_count(kind: dnnl_engine_kind_t) -> usiz
 
 /// Creates an engine; only `dnnl_cpu` with index 0 exists.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_engine_create(engine: *mut dnnl_engine_t, kind: dnnl_engine_kind_t, index: usize) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_engine_create(
+    engine: *mut dnnl_engine_t,
+    kind: dnnl_engine_kind_t,
+    index: usize,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if engine.is_null() {
             return refuse(dnnl_invalid_arguments, "engine_create: engine is NULL");
         }
         if kind != dnnl_cpu || index != 0 {
-            return refuse(dnnl_invalid_arguments, "engine_create: only the CPU engine with index 0 exists");
+            return refuse(
+                dnnl_invalid_arguments,
+                "engine_create: only the CPU engine with index 0 exists",
+            );
         }
         engine.write(registry::register(dnnl_engine { kind }, Kind::Engine));
         dnnl_success
@@ -52,10 +59,16 @@ pub unsafe extern "C" fn dnnl_engine_create(engine: *mut dnnl_engine_t, kind: dn
 
 /// Returns the kind of an engine.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_engine_get_kind(engine: dnnl_engine_t, kind: *mut dnnl_engine_kind_t) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_engine_get_kind(
+    engine: dnnl_engine_t,
+    kind: *mut dnnl_engine_kind_t,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(e), false) = (engine_ref(engine), kind.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "engine_get_kind: bad engine or NULL kind");
+            return refuse(
+                dnnl_invalid_arguments,
+                "engine_get_kind: bad engine or NULL kind",
+            );
         };
         kind.write(e.kind);
         dnnl_success
@@ -78,22 +91,38 @@ pub unsafe extern "C" fn dnnl_engine_destroy(engine: dnnl_engine_t) -> dnnl_stat
 
 /// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU).
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_stream_create(stream: *mut dnnl_stream_t, engine: dnnl_engine_t, flags: c_uint) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_stream_create(
+    stream: *mut dnnl_stream_t,
+    engine: dnnl_engine_t,
+    flags: c_uint,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if stream.is_null() || engine_ref(engine).is_none() {
-            return refuse(dnnl_invalid_arguments, "stream_create: NULL stream or bad engine");
+            return refuse(
+                dnnl_invalid_arguments,
+                "stream_create: NULL stream or bad engine",
+            );
         }
-        stream.write(registry::register(dnnl_stream { engine, flags }, Kind::Stream));
+        stream.write(registry::register(
+            dnnl_stream { engine, flags },
+            Kind::Stream,
+        ));
         dnnl_success
     })
 }
 
 /// Returns the engine of a stream.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_stream_get_engine(stream: const_dnnl_stream_t, engine: *mut dnnl_engine_t) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_stream_get_engine(
+    stream: const_dnnl_stream_t,
+    engine: *mut dnnl_engine_t,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(s), false) = (stream_ref(stream), engine.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "stream_get_engine: bad stream or NULL engine");
+            return refuse(
+                dnnl_invalid_arguments,
+                "stream_get_engine: bad stream or NULL engine",
+            );
         };
         engine.write(s.engine);
         dnnl_success
@@ -127,4 +156,3 @@ pub unsafe extern "C" fn dnnl_stream_destroy(stream: dnnl_stream_t) -> dnnl_stat
         }
     })
 }
-

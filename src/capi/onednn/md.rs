@@ -55,7 +55,11 @@ pub(crate) fn parse_tag_name(name: &str) -> Option<TagLayout> {
     if inner.len() > DNNL_MAX_NDIMS as usize {
         return None;
     }
-    Some(TagLayout { ndims: outer_len, perm, inner })
+    Some(TagLayout {
+        ndims: outer_len,
+        perm,
+        inner,
+    })
 }
 
 /// The blocking of tag value `tag` (`None` for undef, any and unknown values).
@@ -71,11 +75,16 @@ fn dt_valid(dt: dnnl_data_type_t) -> bool {
 }
 
 /// `memory_desc_sanity_check(ndims, dims, data_type, format_kind)` of oneDNN 2.6.
-unsafe fn sanity_check(ndims: c_int, dims: *const dnnl_dim_t, dt: dnnl_data_type_t, any: bool) -> bool {
+unsafe fn sanity_check(
+    ndims: c_int,
+    dims: *const dnnl_dim_t,
+    dt: dnnl_data_type_t,
+    any: bool,
+) -> bool {
     if ndims == 0 {
         return true;
     }
-    if dims.is_null() || ndims < 0 || ndims > DNNL_MAX_NDIMS || !dt_valid(dt) {
+    if dims.is_null() || !(0..=DNNL_MAX_NDIMS).contains(&ndims) || !dt_valid(dt) {
         return false;
     }
     let dims = std::slice::from_raw_parts(dims, ndims as usize);
@@ -92,7 +101,8 @@ unsafe fn sanity_check(ndims: c_int, dims: *const dnnl_dim_t, dt: dnnl_data_type
 
 fn md_sanity_check(md: &dnnl_memory_desc_t) -> bool {
     // SAFETY: `md.dims` is a 12-element array, `ndims` is bounded by the check.
-    (0..=DNNL_MAX_NDIMS).contains(&md.ndims) && unsafe { sanity_check(md.ndims, md.dims.as_ptr(), md.data_type, false) }
+    (0..=DNNL_MAX_NDIMS).contains(&md.ndims)
+        && unsafe { sanity_check(md.ndims, md.dims.as_ptr(), md.data_type, false) }
 }
 
 fn rnd_up(v: i64, b: i64) -> i64 {
@@ -155,7 +165,8 @@ pub(crate) fn compute_blocks(md: &dnnl_memory_desc_t) -> [i64; 12] {
 pub(crate) fn has_runtime_dims_or_strides(md: &dnnl_memory_desc_t) -> bool {
     let nd = md.ndims.clamp(0, 12) as usize;
     md.dims[..nd].contains(&RUNTIME_DIM_VAL)
-        || (md.format_kind == dnnl_blocked && md.blocking().strides[..nd].contains(&RUNTIME_DIM_VAL))
+        || (md.format_kind == dnnl_blocked
+            && md.blocking().strides[..nd].contains(&RUNTIME_DIM_VAL))
 }
 
 /// oneDNN's blocked `memory_desc_init_by_blocking_desc`: dims of `md` with the order and
@@ -225,7 +236,11 @@ pub(crate) fn init_by_blocking_desc(md: &mut dnnl_memory_desc_t, blk: &dnnl_bloc
 /// tag; otherwise it takes `like`'s blocking (`memory_desc_init_by_blocking_desc`). Verified
 /// against libdnnl 2.6.3 with size-1 dims, where the two rules differ: forward dst tries the
 /// tags first (`try_tags`), backward diff_src always takes the blocking.
-pub(crate) fn resolve_any_like(md: &mut dnnl_memory_desc_t, like: &dnnl_memory_desc_t, try_tags: bool) {
+pub(crate) fn resolve_any_like(
+    md: &mut dnnl_memory_desc_t,
+    like: &dnnl_memory_desc_t,
+    try_tags: bool,
+) {
     use super::format_tags::*;
     let tags: &[dnnl_format_tag_t] = match like.ndims {
         _ if !try_tags => &[],
@@ -236,7 +251,9 @@ pub(crate) fn resolve_any_like(md: &mut dnnl_memory_desc_t, like: &dnnl_memory_d
     };
     let nd = like.ndims as usize;
     for &tag in tags {
-        let Ok(t) = md_by_tag(nd, &like.dims[..nd], like.data_type, tag) else { continue };
+        let Ok(t) = md_by_tag(nd, &like.dims[..nd], like.data_type, tag) else {
+            continue;
+        };
         if matches_strictly(&t, like) {
             if let Ok(r) = md_by_tag(nd, &md.dims[..nd], md.data_type, tag) {
                 *md = r;
@@ -263,7 +280,12 @@ fn matches_strictly(t: &dnnl_memory_desc_t, like: &dnnl_memory_desc_t) -> bool {
 }
 
 /// Builds a memory descriptor from a format tag (safe core of `init_by_tag`).
-pub(crate) fn md_by_tag(ndims: usize, dims: &[i64], dt: dnnl_data_type_t, tag: dnnl_format_tag_t) -> Result<dnnl_memory_desc_t, dnnl_status_t> {
+pub(crate) fn md_by_tag(
+    ndims: usize,
+    dims: &[i64],
+    dt: dnnl_data_type_t,
+    tag: dnnl_format_tag_t,
+) -> Result<dnnl_memory_desc_t, dnnl_status_t> {
     let mut md = dnnl_memory_desc_t::zero();
     md.ndims = ndims as c_int;
     md.dims[..ndims].copy_from_slice(&dims[..ndims]);
@@ -274,12 +296,18 @@ pub(crate) fn md_by_tag(ndims: usize, dims: &[i64], dt: dnnl_data_type_t, tag: d
         return Ok(md);
     }
     let Some(t) = tag_layout(tag) else {
-        return Err(verbose_refuse(dnnl_invalid_arguments, format_args!("unknown format tag {tag}")));
+        return Err(verbose_refuse(
+            dnnl_invalid_arguments,
+            format_args!("unknown format tag {tag}"),
+        ));
     };
     if t.ndims != ndims {
         return Err(verbose_refuse(
             dnnl_invalid_arguments,
-            format_args!("format tag {} has {} dims, the descriptor {ndims}", CANONICAL_NAMES[tag as usize], t.ndims),
+            format_args!(
+                "format tag {} has {} dims, the descriptor {ndims}",
+                CANONICAL_NAMES[tag as usize], t.ndims
+            ),
         ));
     }
     md.format_kind = dnnl_blocked;
@@ -298,7 +326,10 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if memory_desc.is_null() {
-            return refuse(dnnl_invalid_arguments, "memory_desc_init_by_tag: memory_desc is NULL");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_init_by_tag: memory_desc is NULL",
+            );
         }
         if ndims == 0 || tag == super::format_tags::dnnl_format_tag_undef {
             memory_desc.write(dnnl_memory_desc_t::zero());
@@ -306,7 +337,10 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
         }
         let any = tag == super::format_tags::dnnl_format_tag_any;
         if !sanity_check(ndims, dims, data_type, any) {
-            return refuse(dnnl_invalid_arguments, "memory_desc_init_by_tag: bad ndims, dims or data type");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_init_by_tag: bad ndims, dims or data type",
+            );
         }
         let dims = std::slice::from_raw_parts(dims, ndims as usize);
         match md_by_tag(ndims as usize, dims, data_type, tag) {
@@ -330,14 +364,20 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if memory_desc.is_null() {
-            return refuse(dnnl_invalid_arguments, "memory_desc_init_by_strides: memory_desc is NULL");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_init_by_strides: memory_desc is NULL",
+            );
         }
         if ndims == 0 {
             memory_desc.write(dnnl_memory_desc_t::zero());
             return dnnl_success;
         }
         if !sanity_check(ndims, dims, data_type, false) {
-            return refuse(dnnl_invalid_arguments, "memory_desc_init_by_strides: bad ndims, dims or data type");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_init_by_strides: bad ndims, dims or data type",
+            );
         }
         let nd = ndims as usize;
         let mut md = dnnl_memory_desc_t::zero();
@@ -354,10 +394,15 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
                 if md.padded_dims[d] == RUNTIME_DIM_VAL {
                     runtime = true;
                 }
-                s[d] = if runtime { RUNTIME_DIM_VAL } else { s[d + 1].wrapping_mul(md.padded_dims[d + 1]) };
+                s[d] = if runtime {
+                    RUNTIME_DIM_VAL
+                } else {
+                    s[d + 1].wrapping_mul(md.padded_dims[d + 1])
+                };
             }
         } else {
-            md.format_desc.blocking.strides[..nd].copy_from_slice(std::slice::from_raw_parts(strides, nd));
+            md.format_desc.blocking.strides[..nd]
+                .copy_from_slice(std::slice::from_raw_parts(strides, nd));
         }
         memory_desc.write(md);
         dnnl_success
@@ -373,29 +418,56 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
     offsets: *const dnnl_dim_t,
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
-        if memory_desc.is_null() || parent_memory_desc.is_null() || dims.is_null() || offsets.is_null() {
-            return refuse(dnnl_invalid_arguments, "memory_desc_init_submemory: NULL argument");
+        if memory_desc.is_null()
+            || parent_memory_desc.is_null()
+            || dims.is_null()
+            || offsets.is_null()
+        {
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_init_submemory: NULL argument",
+            );
         }
         let parent = *parent_memory_desc;
         if !md_sanity_check(&parent) {
-            return refuse(dnnl_invalid_arguments, "memory_desc_init_submemory: bad parent descriptor");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_init_submemory: bad parent descriptor",
+            );
         }
         if has_runtime_dims_or_strides(&parent) {
-            return refuse(dnnl_unimplemented, "memory_desc_init_submemory: runtime dims");
+            return refuse(
+                dnnl_unimplemented,
+                "memory_desc_init_submemory: runtime dims",
+            );
         }
         let nd = parent.ndims as usize;
         let dims = std::slice::from_raw_parts(dims, nd);
         let offsets = std::slice::from_raw_parts(offsets, nd);
         for d in 0..nd {
             if dims[d] == RUNTIME_DIM_VAL || offsets[d] == RUNTIME_DIM_VAL {
-                return refuse(dnnl_unimplemented, "memory_desc_init_submemory: runtime dims");
+                return refuse(
+                    dnnl_unimplemented,
+                    "memory_desc_init_submemory: runtime dims",
+                );
             }
-            if dims[d] < 0 || offsets[d] < 0 || offsets[d].checked_add(dims[d]).is_none_or(|e| e > parent.dims[d]) {
-                return refuse(dnnl_invalid_arguments, "memory_desc_init_submemory: sub-tensor outside the parent");
+            if dims[d] < 0
+                || offsets[d] < 0
+                || offsets[d]
+                    .checked_add(dims[d])
+                    .is_none_or(|e| e > parent.dims[d])
+            {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_submemory: sub-tensor outside the parent",
+                );
             }
         }
         if parent.format_kind != dnnl_blocked {
-            return refuse(dnnl_unimplemented, "memory_desc_init_submemory: parent is not blocked");
+            return refuse(
+                dnnl_unimplemented,
+                "memory_desc_init_submemory: parent is not blocked",
+            );
         }
         let blocks = compute_blocks(&parent);
         let mut md = parent;
@@ -406,12 +478,21 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
                 && parent.padded_offsets[d] == 0
                 && (right || dims[d] % b == 0 || dims[d] < b);
             if !ok {
-                return refuse(dnnl_unimplemented, "memory_desc_init_submemory: sub-tensor splits a block");
+                return refuse(
+                    dnnl_unimplemented,
+                    "memory_desc_init_submemory: sub-tensor splits a block",
+                );
             }
             md.dims[d] = dims[d];
-            md.padded_dims[d] = if right { parent.padded_dims[d] - offsets[d] } else { rnd_up(dims[d], b) };
+            md.padded_dims[d] = if right {
+                parent.padded_dims[d] - offsets[d]
+            } else {
+                rnd_up(dims[d], b)
+            };
             md.padded_offsets[d] = parent.padded_offsets[d];
-            md.offset0 = md.offset0.wrapping_add((offsets[d] / b).wrapping_mul(parent.blocking().strides[d]));
+            md.offset0 = md
+                .offset0
+                .wrapping_add((offsets[d] / b).wrapping_mul(parent.blocking().strides[d]));
         }
         memory_desc.write(md);
         dnnl_success
@@ -428,18 +509,30 @@ pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if out_memory_desc.is_null() || in_memory_desc.is_null() || permutation.is_null() {
-            return refuse(dnnl_invalid_arguments, "memory_desc_permute_axes: NULL argument");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_permute_axes: NULL argument",
+            );
         }
         let inp = *in_memory_desc;
-        if !md_sanity_check(&inp) || inp.format_kind != dnnl_blocked || has_runtime_dims_or_strides(&inp) {
-            return refuse(dnnl_invalid_arguments, "memory_desc_permute_axes: descriptor is not a plain blocked one");
+        if !md_sanity_check(&inp)
+            || inp.format_kind != dnnl_blocked
+            || has_runtime_dims_or_strides(&inp)
+        {
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_desc_permute_axes: descriptor is not a plain blocked one",
+            );
         }
         let nd = inp.ndims as usize;
         let perm = std::slice::from_raw_parts(permutation, nd);
         let mut seen = [false; 12];
         for &p in perm {
             if p < 0 || p as usize >= nd || seen[p as usize] {
-                return refuse(dnnl_invalid_arguments, "memory_desc_permute_axes: not a permutation");
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_permute_axes: not a permutation",
+                );
             }
             seen[p as usize] = true;
         }
@@ -455,7 +548,10 @@ pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
         for i in 0..n {
             let d = inp.blocking().inner_idxs[i];
             if !(0..nd as i64).contains(&d) {
-                return refuse(dnnl_invalid_arguments, "memory_desc_permute_axes: bad inner block index");
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_permute_axes: bad inner block index",
+                );
             }
             md.blocking_mut().inner_idxs[i] = perm[d as usize] as i64;
         }
@@ -493,7 +589,10 @@ pub(crate) fn md_equal(l: &dnnl_memory_desc_t, r: &dnnl_memory_desc_t) -> bool {
     if l.format_kind == dnnl_blocked {
         let (lb, rb) = (l.blocking(), r.blocking());
         let k = lb.inner_nblks.clamp(0, 12) as usize;
-        if lb.inner_nblks != rb.inner_nblks || lb.inner_blks[..k] != rb.inner_blks[..k] || lb.inner_idxs[..k] != rb.inner_idxs[..k] {
+        if lb.inner_nblks != rb.inner_nblks
+            || lb.inner_blks[..k] != rb.inner_blks[..k]
+            || lb.inner_idxs[..k] != rb.inner_idxs[..k]
+        {
             return false;
         }
         for d in 0..n {
@@ -510,7 +609,10 @@ pub(crate) fn md_equal(l: &dnnl_memory_desc_t, r: &dnnl_memory_desc_t) -> bool {
 
 /// Compares two memory descriptors; 1 when equal, 0 otherwise.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_desc_equal(lhs: *const dnnl_memory_desc_t, rhs: *const dnnl_memory_desc_t) -> c_int {
+pub unsafe extern "C" fn dnnl_memory_desc_equal(
+    lhs: *const dnnl_memory_desc_t,
+    rhs: *const dnnl_memory_desc_t,
+) -> c_int {
     ffi_guard!(0, {
         if lhs == rhs {
             return 1;
@@ -558,7 +660,9 @@ pub(crate) fn md_size(md: &dnnl_memory_desc_t) -> usize {
     }
     let nblks = bd.inner_nblks.clamp(0, 12) as usize;
     if max_size == 1 && nblks != 0 {
-        max_size = bd.inner_blks[..nblks].iter().fold(1u64, |a, &b| a.wrapping_mul(b as u64));
+        max_size = bd.inner_blks[..nblks]
+            .iter()
+            .fold(1u64, |a, &b| a.wrapping_mul(b as u64));
     }
     let es = dt_size(md.data_type);
     if es == usize::MAX {
@@ -570,7 +674,9 @@ pub(crate) fn md_size(md: &dnnl_memory_desc_t) -> usize {
 /// Size in bytes of the memory a descriptor describes (padding included); 0 for format
 /// any and for tensors with a zero dimension.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_desc_get_size(memory_desc: *const dnnl_memory_desc_t) -> usize {
+pub unsafe extern "C" fn dnnl_memory_desc_get_size(
+    memory_desc: *const dnnl_memory_desc_t,
+) -> usize {
     ffi_guard!(0, {
         if memory_desc.is_null() {
             return 0;
@@ -597,7 +703,10 @@ mod tests {
     #[test]
     fn parses_tags() {
         let t = tag_layout(dnnl_nChw16c).unwrap();
-        assert_eq!((t.ndims, t.perm.clone(), t.inner.clone()), (4, vec![0, 1, 2, 3], vec![(16, 1)]));
+        assert_eq!(
+            (t.ndims, t.perm.clone(), t.inner.clone()),
+            (4, vec![0, 1, 2, 3], vec![(16, 1)])
+        );
         let t = tag_layout(dnnl_nhwc).unwrap();
         assert_eq!(t.perm, vec![0, 2, 3, 1]);
         assert!(tag_layout(dnnl_format_tag_any).is_none());

@@ -6,10 +6,10 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-use super::engine::{engine_ref, stream_ref, dnnl_engine_t, dnnl_stream_t};
+use super::engine::{dnnl_engine_t, dnnl_stream_t, engine_ref, stream_ref};
 use super::md::{compute_blocks, dt_size, has_runtime_dims_or_strides, md_size};
-use super::registry::{self, Kind};
 use super::refuse;
+use super::registry::{self, Kind};
 use super::types::*;
 
 /// `DNNL_MEMORY_ALLOCATE`: ask the library to allocate the buffer.
@@ -71,7 +71,10 @@ impl dnnl_memory {
                 return refuse(dnnl_out_of_memory, "memory: allocation failed");
             };
             self.handle.store(buf.ptr as *mut c_void, Ordering::Release);
-            self.owned.lock().unwrap_or_else(|e| e.into_inner()).push(buf);
+            self.owned
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(buf);
         } else {
             self.handle.store(h, Ordering::Release);
         }
@@ -86,7 +89,10 @@ pub(crate) fn md_span_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
     if md.ndims == 0 {
         return Some(0);
     }
-    if !(1..=12).contains(&md.ndims) || md.format_kind != dnnl_blocked || has_runtime_dims_or_strides(md) {
+    if !(1..=12).contains(&md.ndims)
+        || md.format_kind != dnnl_blocked
+        || has_runtime_dims_or_strides(md)
+    {
         return None;
     }
     let nd = md.ndims as usize;
@@ -139,11 +145,19 @@ pub unsafe extern "C" fn dnnl_memory_create(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if memory.is_null() || memory_desc.is_null() || engine_ref(engine).is_none() {
-            return refuse(dnnl_invalid_arguments, "memory_create: NULL memory or descriptor, or bad engine");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_create: NULL memory or descriptor, or bad engine",
+            );
         }
         let md = *memory_desc;
-        if md.ndims != 0 && (md.format_kind == dnnl_format_kind_any || !(1..=12).contains(&md.ndims)) {
-            return refuse(dnnl_invalid_arguments, "memory_create: descriptor has format any or bad ndims");
+        if md.ndims != 0
+            && (md.format_kind == dnnl_format_kind_any || !(1..=12).contains(&md.ndims))
+        {
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_create: descriptor has format any or bad ndims",
+            );
         }
         let m = dnnl_memory {
             md,
@@ -162,10 +176,16 @@ pub unsafe extern "C" fn dnnl_memory_create(
 
 /// Returns a pointer to the memory object's descriptor (valid until destroy).
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_get_memory_desc(memory: const_dnnl_memory_t, memory_desc: *mut *const dnnl_memory_desc_t) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_get_memory_desc(
+    memory: const_dnnl_memory_t,
+    memory_desc: *mut *const dnnl_memory_desc_t,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(m), false) = (memory_ref(memory), memory_desc.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "memory_get_memory_desc: bad memory or NULL result");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_get_memory_desc: bad memory or NULL result",
+            );
         };
         memory_desc.write(&m.md);
         dnnl_success
@@ -174,10 +194,16 @@ pub unsafe extern "C" fn dnnl_memory_get_memory_desc(memory: const_dnnl_memory_t
 
 /// Returns the engine of a memory object.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_get_engine(memory: const_dnnl_memory_t, engine: *mut dnnl_engine_t) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_get_engine(
+    memory: const_dnnl_memory_t,
+    engine: *mut dnnl_engine_t,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(m), false) = (memory_ref(memory), engine.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "memory_get_engine: bad memory or NULL result");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_get_engine: bad memory or NULL result",
+            );
         };
         engine.write(m.engine);
         dnnl_success
@@ -186,10 +212,16 @@ pub unsafe extern "C" fn dnnl_memory_get_engine(memory: const_dnnl_memory_t, eng
 
 /// Maps the data for host access: on the CPU this is the data handle.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_map_data(memory: const_dnnl_memory_t, mapped_ptr: *mut *mut c_void) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_map_data(
+    memory: const_dnnl_memory_t,
+    mapped_ptr: *mut *mut c_void,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(m), false) = (memory_ref(memory), mapped_ptr.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "memory_map_data: bad memory or NULL result");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_map_data: bad memory or NULL result",
+            );
         };
         mapped_ptr.write(m.handle());
         dnnl_success
@@ -198,7 +230,10 @@ pub unsafe extern "C" fn dnnl_memory_map_data(memory: const_dnnl_memory_t, mappe
 
 /// Unmaps data mapped by `dnnl_memory_map_data` (nothing to do on the CPU).
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_unmap_data(memory: const_dnnl_memory_t, mapped_ptr: *mut c_void) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_unmap_data(
+    memory: const_dnnl_memory_t,
+    mapped_ptr: *mut c_void,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let _ = mapped_ptr;
         match memory_ref(memory) {
@@ -210,10 +245,16 @@ pub unsafe extern "C" fn dnnl_memory_unmap_data(memory: const_dnnl_memory_t, map
 
 /// Returns the data handle of a memory object.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_get_data_handle(memory: const_dnnl_memory_t, handle: *mut *mut c_void) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_get_data_handle(
+    memory: const_dnnl_memory_t,
+    handle: *mut *mut c_void,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(m), false) = (memory_ref(memory), handle.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "memory_get_data_handle: bad memory or NULL result");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_get_data_handle: bad memory or NULL result",
+            );
         };
         handle.write(m.handle());
         dnnl_success
@@ -222,7 +263,10 @@ pub unsafe extern "C" fn dnnl_memory_get_data_handle(memory: const_dnnl_memory_t
 
 /// Sets the data handle of a memory object (`DNNL_MEMORY_ALLOCATE` allocates a new buffer).
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_set_data_handle(memory: dnnl_memory_t, handle: *mut c_void) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_set_data_handle(
+    memory: dnnl_memory_t,
+    handle: *mut c_void,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         match memory_ref(memory) {
             Some(m) => m.set_handle(handle),
@@ -233,14 +277,24 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle(memory: dnnl_memory_t, hand
 
 /// As `dnnl_memory_set_data_handle`; the stream (may be NULL) needs no synchronisation.
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(memory: dnnl_memory_t, handle: *mut c_void, stream: dnnl_stream_t) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
+    memory: dnnl_memory_t,
+    handle: *mut c_void,
+    stream: dnnl_stream_t,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if !stream.is_null() && stream_ref(stream).is_none() {
-            return refuse(dnnl_invalid_arguments, "memory_set_data_handle_v2: bad stream");
+            return refuse(
+                dnnl_invalid_arguments,
+                "memory_set_data_handle_v2: bad stream",
+            );
         }
         match memory_ref(memory) {
             Some(m) => m.set_handle(handle),
-            None => refuse(dnnl_invalid_arguments, "memory_set_data_handle_v2: bad memory"),
+            None => refuse(
+                dnnl_invalid_arguments,
+                "memory_set_data_handle_v2: bad memory",
+            ),
         }
     })
 }

@@ -35,7 +35,10 @@ pub unsafe extern "C" fn dnnl_version() -> *const dnnl_version_t {
 pub unsafe extern "C" fn dnnl_set_verbose(level: c_int) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if !(0..=2).contains(&level) {
-            return refuse(dnnl_invalid_arguments, "set_verbose: level must be 0, 1 or 2");
+            return refuse(
+                dnnl_invalid_arguments,
+                "set_verbose: level must be 0, 1 or 2",
+            );
         }
         VERBOSE_LEVEL.store(level, Ordering::Relaxed);
         dnnl_success
@@ -43,7 +46,10 @@ pub unsafe extern "C" fn dnnl_set_verbose(level: c_int) -> dnnl_status_t {
 }
 
 fn name_of(v: c_int, table: &[(c_int, &'static CStr)]) -> *const c_char {
-    table.iter().find(|(k, _)| *k == v).map_or(c"unknown".as_ptr(), |(_, n)| n.as_ptr())
+    table
+        .iter()
+        .find(|(k, _)| *k == v)
+        .map_or(c"unknown".as_ptr(), |(_, n)| n.as_ptr())
 }
 
 /// Name of a status value.

@@ -35,7 +35,8 @@ use types::dnnl_status_t;
 
 fn verbose() -> bool {
     static ENV: OnceLock<bool> = OnceLock::new();
-    let env = *ENV.get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| v != "0" && !v.is_empty()));
+    let env = *ENV
+        .get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| v != "0" && !v.is_empty()));
     env || misc::VERBOSE_LEVEL.load(Ordering::Relaxed) >= 1
 }
 

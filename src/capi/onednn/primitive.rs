@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::core::CoreError;
 
 use super::engine::{dnnl_stream_t, stream_ref};
-use super::memory::{memory_ref, dnnl_memory};
+use super::memory::{dnnl_memory, memory_ref};
 use super::pd::{const_dnnl_primitive_desc_t, dnnl_primitive_desc, new_pd_handle, pd_ref, PdData};
 use super::registry::{self, Kind};
 use super::types::*;
@@ -30,14 +30,23 @@ impl Drop for dnnl_primitive {
 
 /// Creates a primitive from a primitive descriptor (which may be destroyed afterwards).
 #[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_create(primitive: *mut dnnl_primitive_t, primitive_desc: const_dnnl_primitive_desc_t) -> dnnl_status_t {
+pub unsafe extern "C" fn dnnl_primitive_create(
+    primitive: *mut dnnl_primitive_t,
+    primitive_desc: const_dnnl_primitive_desc_t,
+) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let (Some(pd), false) = (pd_ref(primitive_desc), primitive.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "primitive_create: bad pd or NULL result");
+            return refuse(
+                dnnl_invalid_arguments,
+                "primitive_create: bad pd or NULL result",
+            );
         };
         let data = pd.data.clone();
         let pd_handle = new_pd_handle(data.clone());
-        primitive.write(registry::register(dnnl_primitive { data, pd_handle }, Kind::Primitive));
+        primitive.write(registry::register(
+            dnnl_primitive { data, pd_handle },
+            Kind::Primitive,
+        ));
         dnnl_success
     })
 }
@@ -49,8 +58,14 @@ pub unsafe extern "C" fn dnnl_primitive_get_primitive_desc(
     primitive_desc: *mut const_dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
-        let (Some(p), false) = (registry::get(primitive, Kind::Primitive), primitive_desc.is_null()) else {
-            return refuse(dnnl_invalid_arguments, "primitive_get_primitive_desc: bad primitive or NULL result");
+        let (Some(p), false) = (
+            registry::get(primitive, Kind::Primitive),
+            primitive_desc.is_null(),
+        ) else {
+            return refuse(
+                dnnl_invalid_arguments,
+                "primitive_get_primitive_desc: bad primitive or NULL result",
+            );
         };
         primitive_desc.write(p.pd_handle);
         dnnl_success
@@ -66,15 +81,22 @@ pub unsafe extern "C" fn dnnl_primitive_destroy(primitive: dnnl_primitive_t) -> 
         }
         match registry::unregister(primitive, Kind::Primitive) {
             Some(_) => dnnl_success,
-            None => refuse(dnnl_invalid_arguments, "primitive_destroy: not a live primitive"),
+            None => refuse(
+                dnnl_invalid_arguments,
+                "primitive_destroy: not a live primitive",
+            ),
         }
     })
 }
 
 fn core_status(e: CoreError) -> dnnl_status_t {
     match e {
-        CoreError::Invalid(m) => verbose_refuse(dnnl_invalid_arguments, format_args!("execute: {m}")),
-        CoreError::Unsupported(m) => verbose_refuse(dnnl_unimplemented, format_args!("execute: {m}")),
+        CoreError::Invalid(m) => {
+            verbose_refuse(dnnl_invalid_arguments, format_args!("execute: {m}"))
+        }
+        CoreError::Unsupported(m) => {
+            verbose_refuse(dnnl_unimplemented, format_args!("execute: {m}"))
+        }
         CoreError::OutOfMemory => refuse(dnnl_out_of_memory, "execute: out of memory"),
     }
 }
@@ -98,12 +120,19 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         };
         let d = &*p.data;
         if s.engine != d.engine {
-            return refuse(dnnl_invalid_arguments, "execute: stream and primitive engines differ");
+            return refuse(
+                dnnl_invalid_arguments,
+                "execute: stream and primitive engines differ",
+            );
         }
         if nargs < 0 || (nargs > 0 && args.is_null()) {
             return refuse(dnnl_invalid_arguments, "execute: bad nargs or NULL args");
         }
-        let args = if nargs == 0 { &[][..] } else { std::slice::from_raw_parts(args, nargs as usize) };
+        let args = if nargs == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(args, nargs as usize)
+        };
         let (in_arg, out_arg) = (d.input_arg(), d.output_arg());
         let mut input: Option<&dnnl_memory> = None;
         let mut output: Option<&dnnl_memory> = None;
@@ -111,12 +140,22 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
             if a.memory.is_null() || (a.arg != in_arg && a.arg != out_arg) {
                 continue;
             }
-            let slot = if a.arg == in_arg { &mut input } else { &mut output };
+            let slot = if a.arg == in_arg {
+                &mut input
+            } else {
+                &mut output
+            };
             if slot.is_some() {
-                return verbose_refuse(dnnl_invalid_arguments, format_args!("execute: argument {} given twice", a.arg));
+                return verbose_refuse(
+                    dnnl_invalid_arguments,
+                    format_args!("execute: argument {} given twice", a.arg),
+                );
             }
             let Some(m) = memory_ref(a.memory) else {
-                return verbose_refuse(dnnl_invalid_arguments, format_args!("execute: argument {} is not a live memory", a.arg));
+                return verbose_refuse(
+                    dnnl_invalid_arguments,
+                    format_args!("execute: argument {} is not a live memory", a.arg),
+                );
             };
             *slot = Some(m);
         }
@@ -132,10 +171,20 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         let (ip, op) = (inp.handle() as *const u8, out.handle() as *mut u8);
         let (il, ol) = (inp.len(), out.len());
         if (ip.is_null() && il > 0) || (op.is_null() && ol > 0) {
-            return refuse(dnnl_invalid_arguments, "execute: a memory has no data handle");
+            return refuse(
+                dnnl_invalid_arguments,
+                "execute: a memory has no data handle",
+            );
         }
-        let src: &[u8] = if il == 0 { &[] } else { std::slice::from_raw_parts(ip, il) };
-        let overlap = il > 0 && ol > 0 && (ip as usize) < (op as usize).saturating_add(ol) && (op as usize) < (ip as usize).saturating_add(il);
+        let src: &[u8] = if il == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(ip, il)
+        };
+        let overlap = il > 0
+            && ol > 0
+            && (ip as usize) < (op as usize).saturating_add(ol)
+            && (op as usize) < (ip as usize).saturating_add(il);
         let copy;
         let src = if overlap {
             copy = src.to_vec();
@@ -143,7 +192,11 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         } else {
             src
         };
-        let dst: &mut [u8] = if ol == 0 { &mut [] } else { std::slice::from_raw_parts_mut(op, ol) };
+        let dst: &mut [u8] = if ol == 0 {
+            &mut []
+        } else {
+            std::slice::from_raw_parts_mut(op, ol)
+        };
         match plan.execute(src, dst, &[]) {
             Ok(()) => dnnl_success,
             Err(e) => core_status(e),

@@ -21,7 +21,9 @@ pub(crate) enum Kind {
 
 fn live() -> MutexGuard<'static, HashMap<usize, Kind>> {
     static LIVE: OnceLock<Mutex<HashMap<usize, Kind>>> = OnceLock::new();
-    LIVE.get_or_init(|| Mutex::new(HashMap::new())).lock().unwrap_or_else(|e| e.into_inner())
+    LIVE.get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Moves `value` to the heap and records it; the result is the C handle.

@@ -28,10 +28,16 @@ pub(crate) fn data_type(dt: dnnl_data_type_t) -> Option<DataType> {
 /// The core layout of a blocked descriptor with at most one inner block per dimension.
 pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, Refusal> {
     if md.format_kind != dnnl_blocked {
-        return Err(unimpl(format!("{what}: format kind {} is not blocked", md.format_kind)));
+        return Err(unimpl(format!(
+            "{what}: format kind {} is not blocked",
+            md.format_kind
+        )));
     }
     let Some(dtype) = data_type(md.data_type) else {
-        return Err(unimpl(format!("{what}: data type {} is not supported", md.data_type)));
+        return Err(unimpl(format!(
+            "{what}: data type {} is not supported",
+            md.data_type
+        )));
     };
     if md.extra.flags != 0 {
         return Err(unimpl(format!("{what}: extra flags are not supported")));
@@ -51,7 +57,10 @@ pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, R
     for k in (0..nblks).rev() {
         let (b, d) = (blk.inner_blks[k], blk.inner_idxs[k]);
         if !(0..nd as i64).contains(&d) || b <= 0 {
-            return Err((dnnl_invalid_arguments, format!("{what}: bad inner block {b} on dim {d}")));
+            return Err((
+                dnnl_invalid_arguments,
+                format!("{what}: bad inner block {b} on dim {d}"),
+            ));
         }
         let d = d as usize;
         if blocks[d] != 1 {
@@ -59,9 +68,12 @@ pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, R
         }
         blocks[d] = b as usize;
         inner_strides[d] = inner_stride;
-        inner_stride = inner_stride
-            .checked_mul(b as usize)
-            .ok_or_else(|| (dnnl_invalid_arguments, format!("{what}: inner blocks overflow")))?;
+        inner_stride = inner_stride.checked_mul(b as usize).ok_or_else(|| {
+            (
+                dnnl_invalid_arguments,
+                format!("{what}: inner blocks overflow"),
+            )
+        })?;
     }
     let mut dims = vec![0usize; nd];
     let mut padded = vec![0usize; nd];
@@ -69,7 +81,9 @@ pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, R
     for d in 0..nd {
         let (n, p, s) = (md.dims[d], md.padded_dims[d], blk.strides[d]);
         if n < 0 || p < n || s < 0 || md.padded_offsets[d] != 0 {
-            return Err(unimpl(format!("{what}: dim {d}: size {n}, padded {p}, stride {s} not supported")));
+            return Err(unimpl(format!(
+                "{what}: dim {d}: size {n}, padded {p}, stride {s} not supported"
+            )));
         }
         dims[d] = n as usize;
         padded[d] = p as usize;
@@ -78,7 +92,15 @@ pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, R
     if md.offset0 < 0 {
         return Err(unimpl(format!("{what}: negative offset0")));
     }
-    let l = Layout { dtype, dims, padded, strides, blocks, inner_strides, offset: md.offset0 as usize };
+    let l = Layout {
+        dtype,
+        dims,
+        padded,
+        strides,
+        blocks,
+        inner_strides,
+        offset: md.offset0 as usize,
+    };
     l.validate().map_err(|e| unimpl(format!("{what}: {e}")))?;
     Ok(l)
 }
@@ -111,15 +133,28 @@ pub(crate) fn is_injective(l: &Layout) -> bool {
 
 /// Builds the core problem. `input`/`output` are the tensors read and written (forward:
 /// src/dst; backward: diff_dst/diff_src).
-pub(crate) fn problem(alg: dnnl_alg_kind_t, forward: bool, input: &Layout, output: &Layout) -> Problem {
+pub(crate) fn problem(
+    alg: dnnl_alg_kind_t,
+    forward: bool,
+    input: &Layout,
+    output: &Layout,
+) -> Problem {
     let rank = input.rank();
     let mut axes = vec![AxisRule::Identity; rank];
     for a in axes.iter_mut().skip(2) {
         *a = AxisRule::OnednnHalfPixel;
     }
     Problem {
-        alg: if alg == dnnl_resampling_nearest { Algorithm::Nearest } else { Algorithm::Linear },
-        direction: if forward { Direction::Forward } else { Direction::Backward },
+        alg: if alg == dnnl_resampling_nearest {
+            Algorithm::Nearest
+        } else {
+            Algorithm::Linear
+        },
+        direction: if forward {
+            Direction::Forward
+        } else {
+            Direction::Backward
+        },
         axes,
         src: input.clone(),
         dst: output.clone(),
