@@ -12,6 +12,2677 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+// Memory extra flags (`dnnl_memory_extra_flags_t`).
+#define dnnl_memory_extra_flag_none 0
+
+#define dnnl_memory_extra_flag_compensation_conv_s8s8 1
+
+#define dnnl_memory_extra_flag_scale_adjust 2
+
+#define dnnl_memory_extra_flag_rnn_u8s8_compensation 4
+
+#define dnnl_memory_extra_flag_gpu_rnn_u8s8_compensation 4
+
+#define dnnl_memory_extra_flag_compensation_conv_asymmetric_src 8
+
+#define dnnl_memory_extra_flag_rnn_s8s8_compensation 22
+
+// Maximum number of dimensions of a memory descriptor.
+#define DNNL_MAX_NDIMS 12
+
+// Maximum number of parts of an RNN packed weights layout.
+#define DNNL_RNN_MAX_N_PARTS 4
+
+// Execution argument indices (`DNNL_ARG_*`).
+#define DNNL_ARG_SRC_0 1
+
+#define DNNL_ARG_SRC 1
+
+#define DNNL_ARG_SRC_LAYER 1
+
+#define DNNL_ARG_FROM 1
+
+#define DNNL_ARG_SRC_1 2
+
+#define DNNL_ARG_SRC_ITER 2
+
+#define DNNL_ARG_SRC_2 3
+
+#define DNNL_ARG_SRC_ITER_C 3
+
+#define DNNL_ARG_SRC_3 4
+
+#define DNNL_ARG_AUGRU_ATTENTION 4
+
+#define DNNL_ARG_DST_0 17
+
+#define DNNL_ARG_DST 17
+
+#define DNNL_ARG_TO 17
+
+#define DNNL_ARG_DST_LAYER 17
+
+#define DNNL_ARG_DST_1 18
+
+#define DNNL_ARG_DST_ITER 18
+
+#define DNNL_ARG_DST_2 19
+
+#define DNNL_ARG_DST_ITER_C 19
+
+#define DNNL_ARG_WEIGHTS_0 33
+
+#define DNNL_ARG_WEIGHTS 33
+
+#define DNNL_ARG_SCALE_SHIFT 33
+
+#define DNNL_ARG_WEIGHTS_LAYER 33
+
+#define DNNL_ARG_WEIGHTS_1 34
+
+#define DNNL_ARG_WEIGHTS_ITER 34
+
+#define DNNL_ARG_WEIGHTS_2 35
+
+#define DNNL_ARG_WEIGHTS_PEEPHOLE 35
+
+#define DNNL_ARG_WEIGHTS_3 36
+
+#define DNNL_ARG_WEIGHTS_PROJECTION 36
+
+#define DNNL_ARG_BIAS 41
+
+#define DNNL_ARG_MEAN 49
+
+#define DNNL_ARG_VARIANCE 50
+
+#define DNNL_ARG_SCALE 51
+
+#define DNNL_ARG_SHIFT 52
+
+#define DNNL_ARG_WORKSPACE 64
+
+#define DNNL_ARG_SCRATCHPAD 80
+
+#define DNNL_ARG_DIFF_SRC_0 129
+
+#define DNNL_ARG_DIFF_SRC 129
+
+#define DNNL_ARG_DIFF_SRC_LAYER 129
+
+#define DNNL_ARG_DIFF_SRC_1 130
+
+#define DNNL_ARG_DIFF_SRC_ITER 130
+
+#define DNNL_ARG_DIFF_SRC_2 131
+
+#define DNNL_ARG_DIFF_SRC_ITER_C 131
+
+#define DNNL_ARG_DIFF_SRC_3 132
+
+#define DNNL_ARG_DIFF_AUGRU_ATTENTION 132
+
+#define DNNL_ARG_DIFF_DST_0 145
+
+#define DNNL_ARG_DIFF_DST 145
+
+#define DNNL_ARG_DIFF_DST_LAYER 145
+
+#define DNNL_ARG_DIFF_DST_1 146
+
+#define DNNL_ARG_DIFF_DST_ITER 146
+
+#define DNNL_ARG_DIFF_DST_2 147
+
+#define DNNL_ARG_DIFF_DST_ITER_C 147
+
+#define DNNL_ARG_DIFF_WEIGHTS_0 161
+
+#define DNNL_ARG_DIFF_WEIGHTS 161
+
+#define DNNL_ARG_DIFF_SCALE_SHIFT 161
+
+#define DNNL_ARG_DIFF_WEIGHTS_LAYER 161
+
+#define DNNL_ARG_DIFF_WEIGHTS_1 162
+
+#define DNNL_ARG_DIFF_WEIGHTS_ITER 162
+
+#define DNNL_ARG_DIFF_WEIGHTS_2 163
+
+#define DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE 163
+
+#define DNNL_ARG_DIFF_WEIGHTS_3 164
+
+#define DNNL_ARG_DIFF_WEIGHTS_PROJECTION 164
+
+#define DNNL_ARG_DIFF_BIAS 169
+
+#define DNNL_ARG_DIFF_SCALE 255
+
+#define DNNL_ARG_DIFF_SHIFT 256
+
+#define DNNL_ARG_ATTR_OUTPUT_SCALES 513
+
+#define DNNL_ARG_MULTIPLE_SRC 1024
+
+#define DNNL_ARG_MULTIPLE_DST 2048
+
+#define DNNL_ARG_ATTR_ZERO_POINTS 4096
+
+#define DNNL_ARG_ATTR_POST_OP_DW 8192
+
+#define DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE 16384
+
+#define DNNL_ARG_ATTR_INPUT_SCALES 1048576
+
+// Threading / GPU runtime identifiers (`DNNL_RUNTIME_*`).
+#define DNNL_RUNTIME_NONE 0
+
+#define DNNL_RUNTIME_SEQ 1
+
+#define DNNL_RUNTIME_OMP 2
+
+#define DNNL_RUNTIME_TBB 4
+
+#define DNNL_RUNTIME_THREADPOOL 8
+
+#define DNNL_RUNTIME_OCL 256
+
+#define DNNL_RUNTIME_SYCL 512
+
+// An execution engine (always the CPU).
+typedef struct dnnl_engine dnnl_engine;
+
+// A memory object.
+typedef struct dnnl_memory dnnl_memory;
+
+// A primitive: its own copy of the pd (returned by `dnnl_primitive_get_primitive_desc`).
+typedef struct dnnl_primitive dnnl_primitive;
+
+// Primitive attributes. Only the default attribute set is supported for resampling.
+typedef struct dnnl_primitive_attr dnnl_primitive_attr;
+
+// A primitive descriptor handle; owns the attribute object `get_attr` hands out.
+typedef struct dnnl_primitive_desc dnnl_primitive_desc;
+
+// Iterator over the implementations of an op desc (this library has one per problem).
+typedef struct dnnl_primitive_desc_iterator dnnl_primitive_desc_iterator;
+
+// An execution stream; execution is synchronous, so it only remembers its engine.
+typedef struct dnnl_stream dnnl_stream;
+
+// Status returned by every `dnnl_*` call (`dnnl_status_t`).
+typedef int dnnl_status_t;
+
+// Primitive kind (`dnnl_primitive_kind_t`), the first field of every op desc.
+typedef int dnnl_primitive_kind_t;
+
+// Propagation kind (`dnnl_prop_kind_t`).
+typedef int dnnl_prop_kind_t;
+
+// Algorithm kind (`dnnl_alg_kind_t`).
+typedef int dnnl_alg_kind_t;
+
+// A dimension size or stride (`int64_t`).
+typedef int64_t dnnl_dim_t;
+
+// Dimensions of a memory descriptor (`int64_t[DNNL_MAX_NDIMS]`).
+typedef dnnl_dim_t dnnl_dims_t[12];
+
+// Element type (`dnnl_data_type_t`).
+typedef int dnnl_data_type_t;
+
+// Memory format kind (`dnnl_format_kind_t`).
+typedef int dnnl_format_kind_t;
+
+// Generic blocked layout: outer strides plus the list of innermost blocks.
+typedef struct dnnl_blocking_desc_t {
+  // Strides between the outermost blocks, per logical dimension (elements).
+  dnnl_dims_t strides;
+  // Number of innermost blocks (e.g. 1 for nChw16c).
+  int inner_nblks;
+  // Sizes of the innermost blocks, outermost first.
+  dnnl_dims_t inner_blks;
+  // Logical dimension of each innermost block.
+  dnnl_dims_t inner_idxs;
+} dnnl_blocking_desc_t;
+
+// Winograd weights layout (present for layout compatibility only).
+typedef struct dnnl_wino_desc_t {
+  int wino_format;
+  int r;
+  int alpha;
+  int ic;
+  int oc;
+  int ic_block;
+  int oc_block;
+  int ic2_block;
+  int oc2_block;
+  float adj_scale;
+  size_t size;
+} dnnl_wino_desc_t;
+
+// RNN packed weights layout (present for layout compatibility only).
+typedef struct dnnl_rnn_packed_desc_t {
+  int format;
+  int n_parts;
+  int n;
+  int ldb;
+  int parts[4];
+  size_t part_pack_size[4];
+  unsigned int pack_part[4];
+  size_t offset_compensation;
+  size_t size;
+  char reserved[200];
+} dnnl_rnn_packed_desc_t;
+
+// The format-specific part of a memory descriptor.
+typedef union dnnl_memory_desc_format_desc_t {
+  struct dnnl_blocking_desc_t blocking;
+  struct dnnl_wino_desc_t wino_desc;
+  struct dnnl_rnn_packed_desc_t rnn_packed_desc;
+} dnnl_memory_desc_format_desc_t;
+
+// Extra information (compensation, scale adjustment) of a memory descriptor.
+typedef struct dnnl_memory_extra_desc_t {
+  uint64_t flags;
+  int compensation_mask;
+  float scale_adjust;
+  int asymm_compensation_mask;
+  char reserved[60];
+} dnnl_memory_extra_desc_t;
+
+// Memory descriptor (696 bytes), filled by `dnnl_memory_desc_init_*`.
+typedef struct dnnl_memory_desc_t {
+  // Number of dimensions (0 for the zero descriptor).
+  int ndims;
+  // Logical dimensions, outermost first (N, C, [[D,] H,] W for data tensors).
+  dnnl_dims_t dims;
+  dnnl_data_type_t data_type;
+  // Dimensions rounded up to the block sizes.
+  dnnl_dims_t padded_dims;
+  dnnl_dims_t padded_offsets;
+  // Offset of the first element, in elements.
+  dnnl_dim_t offset0;
+  dnnl_format_kind_t format_kind;
+  union dnnl_memory_desc_format_desc_t format_desc;
+  struct dnnl_memory_extra_desc_t extra;
+} dnnl_memory_desc_t;
+
+// Resampling operation descriptor (2848 bytes), filled by
+// `dnnl_resampling_forward_desc_init` / `dnnl_resampling_backward_desc_init`.
+typedef struct dnnl_resampling_desc_t {
+  // Always `dnnl_resampling`.
+  dnnl_primitive_kind_t primitive_kind;
+  dnnl_prop_kind_t prop_kind;
+  dnnl_alg_kind_t alg_kind;
+  struct dnnl_memory_desc_t src_desc;
+  struct dnnl_memory_desc_t diff_src_desc;
+  struct dnnl_memory_desc_t dst_desc;
+  struct dnnl_memory_desc_t diff_dst_desc;
+  // Output/input size ratio per spatial dimension (D, H, W order).
+  float factors[12];
+} dnnl_resampling_desc_t;
+
+// Engine kind (`dnnl_engine_kind_t`).
+typedef int dnnl_engine_kind_t;
+
+typedef struct dnnl_engine *dnnl_engine_t;
+
+typedef struct dnnl_stream *dnnl_stream_t;
+
+typedef const struct dnnl_stream *const_dnnl_stream_t;
+
+// Memory format tag (`dnnl_format_tag_t`); the values are in `format_tags`.
+typedef int dnnl_format_tag_t;
+
+typedef struct dnnl_memory *dnnl_memory_t;
+
+typedef const struct dnnl_memory *const_dnnl_memory_t;
+
+// Library version (`dnnl_version()`).
+typedef struct dnnl_version_t {
+  int major;
+  int minor;
+  int patch;
+  const char *hash;
+  unsigned int cpu_runtime;
+  unsigned int gpu_runtime;
+} dnnl_version_t;
+
+typedef struct dnnl_primitive_desc *dnnl_primitive_desc_t;
+
+// An operation descriptor (`const_dnnl_op_desc_t`): any `dnnl_*_desc_t`, whose first field
+// is its primitive kind.
+typedef const void *const_dnnl_op_desc_t;
+
+typedef const struct dnnl_primitive_attr *const_dnnl_primitive_attr_t;
+
+typedef const struct dnnl_primitive_desc *const_dnnl_primitive_desc_t;
+
+// Query kind (`dnnl_query_t`).
+typedef int dnnl_query_t;
+
+typedef struct dnnl_primitive_desc_iterator *dnnl_primitive_desc_iterator_t;
+
+typedef const struct dnnl_primitive_desc_iterator *const_dnnl_primitive_desc_iterator_t;
+
+typedef struct dnnl_primitive_attr *dnnl_primitive_attr_t;
+
+// Scratchpad mode (`dnnl_scratchpad_mode_t`).
+typedef int dnnl_scratchpad_mode_t;
+
+// Floating-point math mode (`dnnl_fpmath_mode_t`).
+typedef int dnnl_fpmath_mode_t;
+
+typedef struct dnnl_primitive *dnnl_primitive_t;
+
+typedef const struct dnnl_primitive *const_dnnl_primitive_t;
+
+// One execution argument: an index (`DNNL_ARG_*`) and a memory object.
+typedef struct dnnl_exec_arg_t {
+  int arg;
+  dnnl_memory_t memory;
+} dnnl_exec_arg_t;
+
+// Stream flags (`dnnl_stream_flags_t`, 2.x numbering).
+typedef int dnnl_stream_flags_t;
+
+#define dnnl_format_tag_undef 0
+
+#define dnnl_format_tag_any 1
+
+#define dnnl_a 2
+
+#define dnnl_ab 3
+
+#define dnnl_abc 4
+
+#define dnnl_abcd 5
+
+#define dnnl_acbd 6
+
+#define dnnl_abcde 7
+
+#define dnnl_abcdef 8
+
+#define dnnl_abcdefg 9
+
+#define dnnl_abcdefgh 10
+
+#define dnnl_abcdefghi 11
+
+#define dnnl_abcdefghij 12
+
+#define dnnl_abcdefghijk 13
+
+#define dnnl_abcdefghijkl 14
+
+#define dnnl_abdc 15
+
+#define dnnl_abdec 16
+
+#define dnnl_acb 17
+
+#define dnnl_acbde 18
+
+#define dnnl_acbdef 19
+
+#define dnnl_acdb 20
+
+#define dnnl_acdeb 21
+
+#define dnnl_ba 22
+
+#define dnnl_bac 23
+
+#define dnnl_bacd 24
+
+#define dnnl_bacde 25
+
+#define dnnl_bca 26
+
+#define dnnl_bcda 27
+
+#define dnnl_bcdea 28
+
+#define dnnl_cba 29
+
+#define dnnl_cdba 30
+
+#define dnnl_dcab 31
+
+#define dnnl_cdeba 32
+
+#define dnnl_decab 33
+
+#define dnnl_defcab 34
+
+#define dnnl_abced 35
+
+#define dnnl_abcdfe 36
+
+#define dnnl_abcdegf 37
+
+#define dnnl_abcdefhg 38
+
+#define dnnl_abcdefgih 39
+
+#define dnnl_abcdefghji 40
+
+#define dnnl_abcdefghikj 41
+
+#define dnnl_abcdefghijlk 42
+
+#define dnnl_Abc16a 43
+
+#define dnnl_ABc16a16b 44
+
+#define dnnl_ABc32a32b 45
+
+#define dnnl_ABc4a4b 46
+
+#define dnnl_aBc16b 47
+
+#define dnnl_ABc16b16a 48
+
+#define dnnl_Abc4a 49
+
+#define dnnl_aBc32b 50
+
+#define dnnl_aBc4b 51
+
+#define dnnl_ABc4b16a4b 52
+
+#define dnnl_ABc2b8a4b 53
+
+#define dnnl_ABc16b16a4b 54
+
+#define dnnl_ABc16b16a2b 55
+
+#define dnnl_ABc4b4a 56
+
+#define dnnl_ABc8a16b2a 57
+
+#define dnnl_ABc8a8b 58
+
+#define dnnl_ABc8a4b 59
+
+#define dnnl_aBc8b 60
+
+#define dnnl_ABc8b16a2b 61
+
+#define dnnl_BAc8a16b2a 62
+
+#define dnnl_ABc8b8a 63
+
+#define dnnl_Abcd16a 64
+
+#define dnnl_Abcd8a 65
+
+#define dnnl_ABcd16a16b 66
+
+#define dnnl_Abcd32a 67
+
+#define dnnl_ABcd32a32b 68
+
+#define dnnl_aBcd16b 69
+
+#define dnnl_ABcd16b16a 70
+
+#define dnnl_aBCd16b16c 71
+
+#define dnnl_aBCd16c16b 72
+
+#define dnnl_Abcd4a 73
+
+#define dnnl_aBcd32b 74
+
+#define dnnl_aBcd4b 75
+
+#define dnnl_ABcd4b16a4b 76
+
+#define dnnl_ABcd16b16a4b 77
+
+#define dnnl_ABcd16b16a2b 78
+
+#define dnnl_ABcd4b4a 79
+
+#define dnnl_ABcd4a4b 80
+
+#define dnnl_aBCd2c4b2c 81
+
+#define dnnl_aBCd4b8c2b 82
+
+#define dnnl_aBCd4c16b4c 83
+
+#define dnnl_aBCd2c8b4c 84
+
+#define dnnl_aBCd16c16b4c 85
+
+#define dnnl_aBCd16c16b2c 86
+
+#define dnnl_aBCd4c4b 87
+
+#define dnnl_aBCd4b4c 88
+
+#define dnnl_ABcd8a16b2a 89
+
+#define dnnl_ABcd2b8a4b 90
+
+#define dnnl_ABcd8a8b 91
+
+#define dnnl_ABcd8a4b 92
+
+#define dnnl_aBcd8b 93
+
+#define dnnl_aBCd4c8b2c 94
+
+#define dnnl_ABcd8b16a2b 95
+
+#define dnnl_aBCd8b16c2b 96
+
+#define dnnl_BAcd8a16b2a 97
+
+#define dnnl_ABcd8b8a 98
+
+#define dnnl_aBCd8b8c 99
+
+#define dnnl_aBCd8b4c 100
+
+#define dnnl_aBCd8c16b2c 101
+
+#define dnnl_ABcde8a16b2a 102
+
+#define dnnl_aCBd8b16c2b 103
+
+#define dnnl_aBCd8c8b 104
+
+#define dnnl_Abcde16a 105
+
+#define dnnl_Abcde32a 106
+
+#define dnnl_ABcde16a16b 107
+
+#define dnnl_BAcde8a16b2a 108
+
+#define dnnl_aBCd2b4c2b 109
+
+#define dnnl_ABcde4b16a4b 110
+
+#define dnnl_ABcde2b8a4b 111
+
+#define dnnl_aBcde16b 112
+
+#define dnnl_ABcde16b16a 113
+
+#define dnnl_aBCde16b16c 114
+
+#define dnnl_aBCde16c16b 115
+
+#define dnnl_aBCde2c8b4c 116
+
+#define dnnl_Abcde4a 117
+
+#define dnnl_aBcde32b 118
+
+#define dnnl_aBcde4b 119
+
+#define dnnl_ABcde4b4a 120
+
+#define dnnl_ABcde4a4b 121
+
+#define dnnl_aBCde4b4c 122
+
+#define dnnl_aBCde2c4b2c 123
+
+#define dnnl_aBCde4b8c2b 124
+
+#define dnnl_aBCde4c16b4c 125
+
+#define dnnl_aBCde16c16b4c 126
+
+#define dnnl_aBCde16c16b2c 127
+
+#define dnnl_aBCde4c4b 128
+
+#define dnnl_Abcde8a 129
+
+#define dnnl_ABcde8a8b 130
+
+#define dnnl_ABcde8a4b 131
+
+#define dnnl_BAcde16b16a 132
+
+#define dnnl_aBcde8b 133
+
+#define dnnl_ABcde8b16a2b 134
+
+#define dnnl_aBCde8b16c2b 135
+
+#define dnnl_aBCde4c8b2c 136
+
+#define dnnl_aCBde8b16c2b 137
+
+#define dnnl_ABcde8b8a 138
+
+#define dnnl_ABcde32a32b 139
+
+#define dnnl_aBCde8b8c 140
+
+#define dnnl_aBCde8b4c 141
+
+#define dnnl_ABc4a8b8a4b 142
+
+#define dnnl_ABcd4a8b8a4b 143
+
+#define dnnl_ABcde4a8b8a4b 144
+
+#define dnnl_BAc4b8a8b4a 145
+
+#define dnnl_BAcd4b8a8b4a 146
+
+#define dnnl_BAcde4b8a8b4a 147
+
+#define dnnl_ABcd2a8b8a2b 148
+
+#define dnnl_aBCd4b8c8b4c 149
+
+#define dnnl_aBCde4b8c8b4c 150
+
+#define dnnl_aBCde2b8c8b2c 151
+
+#define dnnl_aBCde8c16b2c 152
+
+#define dnnl_aBCde8c8b 153
+
+#define dnnl_aBCde2b4c2b 154
+
+#define dnnl_aBcdef16b 155
+
+#define dnnl_aBCdef16b16c 156
+
+#define dnnl_aBCdef16c16b 157
+
+#define dnnl_aBCdef4c16b4c 158
+
+#define dnnl_aBCdef2c8b4c 159
+
+#define dnnl_aBCdef4c8b2c 160
+
+#define dnnl_aBCdef2b4c2b 161
+
+#define dnnl_aBcdef4b 162
+
+#define dnnl_aBCdef4c4b 163
+
+#define dnnl_aBCdef4b4c 164
+
+#define dnnl_aBCdef2c4b2c 165
+
+#define dnnl_aBCdef4b8c2b 166
+
+#define dnnl_aBCdef8b8c 167
+
+#define dnnl_aBCdef8b4c 168
+
+#define dnnl_aBCdef8c16b2c 169
+
+#define dnnl_aBCdef4b8c8b4c 170
+
+#define dnnl_aBCdef8b16c2b 171
+
+#define dnnl_aCBdef8b16c2b 172
+
+#define dnnl_aBCdef8c8b 173
+
+#define dnnl_aBdc16b 174
+
+#define dnnl_aBdC16b2c 175
+
+#define dnnl_aBdC16b4c 176
+
+#define dnnl_aBdc4b 177
+
+#define dnnl_aBdc8b 178
+
+#define dnnl_aBdec16b 179
+
+#define dnnl_aBdeC16b2c 180
+
+#define dnnl_aBdeC16b4c 181
+
+#define dnnl_aBdec32b 182
+
+#define dnnl_aBdec4b 183
+
+#define dnnl_aBdec8b 184
+
+#define dnnl_aBdefc16b 185
+
+#define dnnl_aBdefC16b2c 186
+
+#define dnnl_aCBdef16c16b 187
+
+#define dnnl_aBdefc4b 188
+
+#define dnnl_aBdefc8b 189
+
+#define dnnl_Abcdef16a 190
+
+#define dnnl_Abcdef32a 191
+
+#define dnnl_aBedc16b 192
+
+#define dnnl_Acb16a 193
+
+#define dnnl_AcB16a2b 194
+
+#define dnnl_AcB16a4b 195
+
+#define dnnl_Acb4a 196
+
+#define dnnl_Acb8a 197
+
+#define dnnl_aCBd16b16c 198
+
+#define dnnl_aCBd16c16b 199
+
+#define dnnl_aCBde16b16c 200
+
+#define dnnl_aCBde16c16b 201
+
+#define dnnl_Acdb16a 202
+
+#define dnnl_AcdB16a2b 203
+
+#define dnnl_AcdB16a4b 204
+
+#define dnnl_Acdb32a 205
+
+#define dnnl_Acdb4a 206
+
+#define dnnl_Acdb8a 207
+
+#define dnnl_Acdeb16a 208
+
+#define dnnl_AcdeB16a2b 209
+
+#define dnnl_Acdeb4a 210
+
+#define dnnl_Acdeb8a 211
+
+#define dnnl_Adcb16a 212
+
+#define dnnl_BAc16a16b 213
+
+#define dnnl_BAc16b16a 214
+
+#define dnnl_BAcd16a16b 215
+
+#define dnnl_BAcd16b16a 216
+
+#define dnnl_aCBd4c8b8c4b 217
+
+#define dnnl_aCBde4c8b8c4b 218
+
+#define dnnl_aCBdef4c8b8c4b 219
+
+#define dnnl_BAcde16a16b 220
+
+#define dnnl_aCBdef16b16c 221
+
+#define dnnl_abdfce 222
+
+#define dnnl_abdefc 223
+
+#define dnnl_ABc16b32a 224
+
+#define dnnl_ABc16b64a 225
+
+#define dnnl_ABc4b32a4b 226
+
+#define dnnl_ABc4b64a4b 227
+
+#define dnnl_ABc8b32a2b 228
+
+#define dnnl_ABc8b64a2b 229
+
+#define dnnl_AB16b16a 230
+
+#define dnnl_AB16b32a 231
+
+#define dnnl_AB16b64a 232
+
+#define dnnl_AB8b16a2b 233
+
+#define dnnl_AB8b32a2b 234
+
+#define dnnl_AB8b64a2b 235
+
+#define dnnl_AB4b16a4b 236
+
+#define dnnl_AB4b32a4b 237
+
+#define dnnl_AB4b64a4b 238
+
+#define dnnl_AB16b16a4b 239
+
+#define dnnl_ABcd16b32a 240
+
+#define dnnl_ABcd16b64a 241
+
+#define dnnl_ABcd4b32a4b 242
+
+#define dnnl_ABcd4b64a4b 243
+
+#define dnnl_ABcd8b32a2b 244
+
+#define dnnl_ABcd8b64a2b 245
+
+#define dnnl_ABcde4b32a4b 246
+
+#define dnnl_ABcde4b64a4b 247
+
+#define dnnl_ABcde16b16a4b 248
+
+#define dnnl_ABcde16b16a2b 249
+
+#define dnnl_ABcde16b32a 250
+
+#define dnnl_ABcde16b64a 251
+
+#define dnnl_ABcde8b32a2b 252
+
+#define dnnl_ABcde8b64a2b 253
+
+#define dnnl_aBCdef16c16b4c 254
+
+#define dnnl_aBCdef16c16b2c 255
+
+#define dnnl_AB32a32b8a4b 256
+
+#define dnnl_AB8a4b 257
+
+#define dnnl_AB32a32b8a2b 258
+
+#define dnnl_AB8a2b 259
+
+#define dnnl_abDc32d 260
+
+#define dnnl_abDC32d4c 261
+
+#define dnnl_abdEc32e 262
+
+#define dnnl_abdEC32e2c 263
+
+#define dnnl_abdEC32e4c 264
+
+#define dnnl_aBdefC16b4c 265
+
+#define dnnl_AcdeB16a4b 266
+
+#define dnnl_ABcd16a16b2a 267
+
+#define dnnl_ABc16a16b2a 268
+
+#define dnnl_aBCd16b16c2b 269
+
+#define dnnl_aBCde16b16c2b 270
+
+#define dnnl_Acb32a 271
+
+#define dnnl_AcB32a2b 272
+
+#define dnnl_AcB32a4b 273
+
+#define dnnl_Acb48a 274
+
+#define dnnl_AcB48a2b 275
+
+#define dnnl_AcB48a4b 276
+
+#define dnnl_Acb64a 277
+
+#define dnnl_AcB64a2b 278
+
+#define dnnl_AcB64a4b 279
+
+#define dnnl_cBa2b 280
+
+#define dnnl_cBa4b 281
+
+#define dnnl_aBdc32b 282
+
+#define dnnl_aBdC32b2c 283
+
+#define dnnl_aBdC32b4c 284
+
+#define dnnl_aBdc48b 285
+
+#define dnnl_aBdC48b2c 286
+
+#define dnnl_aBdC48b4c 287
+
+#define dnnl_aBdc64b 288
+
+#define dnnl_aBdC64b2c 289
+
+#define dnnl_aBdC64b4c 290
+
+#define dnnl_adcb 291
+
+#define dnnl_adCb2c 292
+
+#define dnnl_adCb4c 293
+
+#define dnnl_AcdB32a2b 294
+
+#define dnnl_AcdB32a4b 295
+
+#define dnnl_Acdb48a 296
+
+#define dnnl_AcdB48a2b 297
+
+#define dnnl_AcdB48a4b 298
+
+#define dnnl_Acdb64a 299
+
+#define dnnl_AcdB64a2b 300
+
+#define dnnl_AcdB64a4b 301
+
+#define dnnl_cdBa2b 302
+
+#define dnnl_cdBa4b 303
+
+#define dnnl_aBdeC32b2c 304
+
+#define dnnl_aBdeC32b4c 305
+
+#define dnnl_aBdec48b 306
+
+#define dnnl_aBdeC48b2c 307
+
+#define dnnl_aBdeC48b4c 308
+
+#define dnnl_aBdec64b 309
+
+#define dnnl_aBdeC64b2c 310
+
+#define dnnl_aBdeC64b4c 311
+
+#define dnnl_adecb 312
+
+#define dnnl_adeCb2c 313
+
+#define dnnl_adeCb4c 314
+
+#define dnnl_Acdeb32a 315
+
+#define dnnl_AcdeB32a2b 316
+
+#define dnnl_AcdeB32a4b 317
+
+#define dnnl_Acdeb48a 318
+
+#define dnnl_AcdeB48a2b 319
+
+#define dnnl_AcdeB48a4b 320
+
+#define dnnl_Acdeb64a 321
+
+#define dnnl_AcdeB64a2b 322
+
+#define dnnl_AcdeB64a4b 323
+
+#define dnnl_cdeBa2b 324
+
+#define dnnl_cdeBa4b 325
+
+#define dnnl_aBdefc32b 326
+
+#define dnnl_aBdefC32b2c 327
+
+#define dnnl_aBdefC32b4c 328
+
+#define dnnl_aBdefc48b 329
+
+#define dnnl_aBdefC48b2c 330
+
+#define dnnl_aBdefC48b4c 331
+
+#define dnnl_aBdefc64b 332
+
+#define dnnl_aBdefC64b2c 333
+
+#define dnnl_aBdefC64b4c 334
+
+#define dnnl_adefcb 335
+
+#define dnnl_adefCb2c 336
+
+#define dnnl_adefCb4c 337
+
+#define dnnl_AB16b32a4b 338
+
+#define dnnl_AB16b48a4b 339
+
+#define dnnl_AB16b64a4b 340
+
+#define dnnl_AB16b16a2b 341
+
+#define dnnl_AB16b32a2b 342
+
+#define dnnl_AB16b48a2b 343
+
+#define dnnl_AB16b64a2b 344
+
+#define dnnl_ABc16b32a4b 345
+
+#define dnnl_ABc16b48a4b 346
+
+#define dnnl_ABc16b64a4b 347
+
+#define dnnl_ABc16b32a2b 348
+
+#define dnnl_ABc16b48a2b 349
+
+#define dnnl_ABc16b64a2b 350
+
+#define dnnl_ABcd16b32a4b 351
+
+#define dnnl_ABcd16b48a4b 352
+
+#define dnnl_ABcd16b64a4b 353
+
+#define dnnl_ABcd16b32a2b 354
+
+#define dnnl_ABcd16b48a2b 355
+
+#define dnnl_ABcd16b64a2b 356
+
+#define dnnl_ABcde16b32a4b 357
+
+#define dnnl_ABcde16b48a4b 358
+
+#define dnnl_ABcde16b64a4b 359
+
+#define dnnl_ABcde16b32a2b 360
+
+#define dnnl_ABcde16b48a2b 361
+
+#define dnnl_ABcde16b64a2b 362
+
+#define dnnl_ABc32a16b 363
+
+#define dnnl_ABcd32a16b 364
+
+#define dnnl_ABcde32a16b 365
+
+#define dnnl_AB48a16b 366
+
+#define dnnl_AB48a32b 367
+
+#define dnnl_ABc40a16b 368
+
+#define dnnl_ABc40a32b 369
+
+#define dnnl_aBC48b16c 370
+
+#define dnnl_aBC48b32c 371
+
+#define dnnl_ABcd40a16b 372
+
+#define dnnl_ABcd40a32b 373
+
+#define dnnl_abCd32c 374
+
+#define dnnl_abdCe32c 375
+
+#define dnnl_abdCE32c2e 376
+
+#define dnnl_BA16a16b2a 377
+
+#define dnnl_BA16a32b2a 378
+
+#define dnnl_BA16a48b2a 379
+
+#define dnnl_BA16a64b2a 380
+
+#define dnnl_BA16a16b4a 381
+
+#define dnnl_BA16a32b4a 382
+
+#define dnnl_BA16a48b4a 383
+
+#define dnnl_BA16a64b4a 384
+
+#define dnnl_ABcd8a2b 385
+
+#define dnnl_aBdeC16c16b2c 386
+
+#define dnnl_aBdeC16c16b4c 387
+
+#define dnnl_aBdefC16c16b2c 388
+
+#define dnnl_AcB16b16a2b 389
+
+#define dnnl_AcB16b16a4b 390
+
+#define dnnl_AcdB16b16a2b 391
+
+#define dnnl_AcdB16b16a4b 392
+
+#define dnnl_AcdeB16b16a2b 393
+
+#define dnnl_aBdefC16c16b4c 394
+
+#define dnnl_AcdeB16b16a4b 395
+
+#define dnnl_AcB16b32a2b 396
+
+#define dnnl_AcB16b32a4b 397
+
+#define dnnl_AcB16b48a2b 398
+
+#define dnnl_AcB16b48a4b 399
+
+#define dnnl_AcB16b64a2b 400
+
+#define dnnl_AcB16b64a4b 401
+
+#define dnnl_aBdC16c16b2c 402
+
+#define dnnl_aBdC16c16b4c 403
+
+#define dnnl_aBdC16c32b2c 404
+
+#define dnnl_aBdC16c32b4c 405
+
+#define dnnl_aBdC16c48b2c 406
+
+#define dnnl_aBdC16c48b4c 407
+
+#define dnnl_aBdC16c64b2c 408
+
+#define dnnl_aBdC16c64b4c 409
+
+#define dnnl_AcdB16b32a2b 410
+
+#define dnnl_AcdB16b32a4b 411
+
+#define dnnl_AcdB16b48a2b 412
+
+#define dnnl_AcdB16b48a4b 413
+
+#define dnnl_AcdB16b64a2b 414
+
+#define dnnl_AcdB16b64a4b 415
+
+#define dnnl_aBdeC16c32b2c 416
+
+#define dnnl_aBdeC16c32b4c 417
+
+#define dnnl_aBdeC16c48b2c 418
+
+#define dnnl_aBdeC16c48b4c 419
+
+#define dnnl_aBdeC16c64b2c 420
+
+#define dnnl_aBdeC16c64b4c 421
+
+#define dnnl_AcdeB16b32a2b 422
+
+#define dnnl_AcdeB16b32a4b 423
+
+#define dnnl_AcdeB16b48a2b 424
+
+#define dnnl_AcdeB16b48a4b 425
+
+#define dnnl_AcdeB16b64a2b 426
+
+#define dnnl_AcdeB16b64a4b 427
+
+#define dnnl_aBdefC16c32b2c 428
+
+#define dnnl_aBdefC16c32b4c 429
+
+#define dnnl_aBdefC16c48b2c 430
+
+#define dnnl_aBdefC16c48b4c 431
+
+#define dnnl_aBdefC16c64b2c 432
+
+#define dnnl_aBdefC16c64b4c 433
+
+#define dnnl_decbA16a 434
+
+#define dnnl_ABc4a2b 435
+
+#define dnnl_ABc8a2b 436
+
+#define dnnl_aBCd8b2c 437
+
+#define dnnl_ABcde4a2b 438
+
+#define dnnl_ABcde8a2b 439
+
+#define dnnl_ABcde40a16b 440
+
+#define dnnl_ABcde40a32b 441
+
+#define dnnl_aBCde8b2c 442
+
+#define dnnl_ABcde4a8b8a2b 443
+
+#define dnnl_ABcd4a8b8a2b 444
+
+#define dnnl_ABc4a8b8a2b 445
+
+#define dnnl_aBCdef4b8c8b2c 446
+
+#define dnnl_aBCde4b8c8b2c 447
+
+#define dnnl_aBCd4b8c8b2c 448
+
+#define dnnl_BAcde4b8a8b2a 449
+
+#define dnnl_BAcd4b8a8b2a 450
+
+#define dnnl_BAc4b8a8b2a 451
+
+#define dnnl_aCBdef4c8b8c2b 452
+
+#define dnnl_aCBde4c8b8c2b 453
+
+#define dnnl_aCBd4c8b8c2b 454
+
+#define dnnl_aBCdef8b2c 455
+
+#define dnnl_AB32a16b 456
+
+#define dnnl_AB32a32b 457
+
+#define dnnl_BA4b8a8b2a 458
+
+#define dnnl_BA4b8a8b4a 459
+
+#define dnnl_aBC32b16c 460
+
+#define dnnl_aBC32b32c 461
+
+#define dnnl_aCB4c8b8c2b 462
+
+#define dnnl_aCB4c8b8c4b 463
+
+#define dnnl_ABcd4a2b 464
+
+#define dnnl_ABc2b8a16b4a 465
+
+#define dnnl_ABcd2b8a16b4a 466
+
+#define dnnl_ABcde2b8a16b4a 467
+
+#define dnnl_ABc2a8b16a4b 468
+
+#define dnnl_ABc2a8b16a2b 469
+
+#define dnnl_ABc2b32a8b 470
+
+#define dnnl_ABcd2a8b16a4b 471
+
+#define dnnl_ABcd2a8b16a2b 472
+
+#define dnnl_aCBd2c8b16c2b 473
+
+#define dnnl_ABcd2b32a8b 474
+
+#define dnnl_aBCd2c8b16c2b 475
+
+#define dnnl_ABcde2a8b16a4b 476
+
+#define dnnl_ABcde2a8b16a2b 477
+
+#define dnnl_aCBde2c8b16c2b 478
+
+#define dnnl_ABcde2b32a8b 479
+
+#define dnnl_aBC2b8c16b2c 480
+
+#define dnnl_aBCd2b8c16b2c 481
+
+#define dnnl_aBCde2b8c16b2c 482
+
+#define dnnl_aBCdef2b8c16b2c 483
+
+#define dnnl_BAcde2b8a16b4a 484
+
+#define dnnl_BAcd2b8a16b4a 485
+
+#define dnnl_BAc2b8a16b4a 486
+
+#define dnnl_BAcde2b8a16b2a 487
+
+#define dnnl_BAcd2b8a16b2a 488
+
+#define dnnl_BAc2b8a16b2a 489
+
+#define dnnl_aBCde2c8b16c2b 490
+
+#define dnnl_aBCdef2c8b16c2b 491
+
+#define dnnl_aCBdef2c8b16c2b 492
+
+#define dnnl_aBCd2b8c16b4c 493
+
+#define dnnl_aBCde2b8c16b4c 494
+
+#define dnnl_BA4b8a16b2a 495
+
+#define dnnl_BA4b8a16b4a 496
+
+#define dnnl_aCB4c8b16c2b 497
+
+#define dnnl_aCB4c8b16c4b 498
+
+#define dnnl_BA16a16b 499
+
+#define dnnl_BA16a32b 500
+
+#define dnnl_BA16a48b 501
+
+#define dnnl_BA16a64b 502
+
+#define dnnl_aCB16c2b 503
+
+#define dnnl_aCB16c4b 504
+
+#define dnnl_BA16b2a 505
+
+#define dnnl_BA16b4a 506
+
+#define dnnl_aBC16b16c 507
+
+#define dnnl_aBC16b32c 508
+
+#define dnnl_AB16a16b 509
+
+#define dnnl_AB16a32b 510
+
+#define dnnl_adbc 511
+
+#define dnnl_ABcde16a16b2a 512
+
+#define dnnl_aBCdef16b16c2b 513
+
+#define dnnl_format_tag_last 514
+
+#define dnnl_x 2
+
+#define dnnl_nc 3
+
+#define dnnl_cn 22
+
+#define dnnl_tn 3
+
+#define dnnl_nt 22
+
+#define dnnl_ncw 4
+
+#define dnnl_nwc 17
+
+#define dnnl_nchw 5
+
+#define dnnl_nhwc 20
+
+#define dnnl_chwn 27
+
+#define dnnl_ncdhw 7
+
+#define dnnl_ndhwc 21
+
+#define dnnl_oi 3
+
+#define dnnl_io 22
+
+#define dnnl_oiw 4
+
+#define dnnl_owi 17
+
+#define dnnl_wio 29
+
+#define dnnl_iwo 26
+
+#define dnnl_oihw 5
+
+#define dnnl_hwio 30
+
+#define dnnl_ohwi 20
+
+#define dnnl_ihwo 27
+
+#define dnnl_iohw 24
+
+#define dnnl_oidhw 7
+
+#define dnnl_iodhw 25
+
+#define dnnl_dhwio 32
+
+#define dnnl_odhwi 21
+
+#define dnnl_idhwo 28
+
+#define dnnl_goiw 5
+
+#define dnnl_gowi 15
+
+#define dnnl_wigo 31
+
+#define dnnl_goihw 7
+
+#define dnnl_gohwi 16
+
+#define dnnl_hwigo 33
+
+#define dnnl_giohw 18
+
+#define dnnl_goidhw 8
+
+#define dnnl_godhwi 223
+
+#define dnnl_giodhw 19
+
+#define dnnl_dhwigo 34
+
+#define dnnl_tnc 4
+
+#define dnnl_ntc 23
+
+#define dnnl_ldnc 5
+
+#define dnnl_ldigo 7
+
+#define dnnl_ldgoi 16
+
+#define dnnl_ldio 5
+
+#define dnnl_ldoi 15
+
+#define dnnl_ldgo 5
+
+#define dnnl_ldOi32o 260
+
+#define dnnl_ldOI32o4i 261
+
+#define dnnl_ldIo32i 374
+
+#define dnnl_ldgOi32o 262
+
+#define dnnl_ldgOI32o2i 263
+
+#define dnnl_ldgOI32o4i 264
+
+#define dnnl_ldgIo32i 375
+
+#define dnnl_ldgIO32i2o 376
+
+#define dnnl_nCdhw32c 118
+
+#define dnnl_nCdhw16c 112
+
+#define dnnl_nCdhw4c 119
+
+#define dnnl_nCdhw8c 133
+
+#define dnnl_nChw32c 74
+
+#define dnnl_nChw16c 69
+
+#define dnnl_nChw4c 75
+
+#define dnnl_nChw8c 93
+
+#define dnnl_nCw32c 50
+
+#define dnnl_nCw16c 47
+
+#define dnnl_nCw4c 51
+
+#define dnnl_nCw8c 60
+
+#define dnnl_NCw16n16c 44
+
+#define dnnl_NCdhw16n16c 107
+
+#define dnnl_NChw16n16c 66
+
+#define dnnl_NCw32n16c 363
+
+#define dnnl_NChw32n16c 364
+
+#define dnnl_NCdhw32n16c 365
+
+#define dnnl_NCw32n32c 45
+
+#define dnnl_NChw32n32c 68
+
+#define dnnl_NCdhw32n32c 139
+
+#define dnnl_OI16i16o 230
+
+#define dnnl_OI16i32o 231
+
+#define dnnl_OI16i64o 232
+
+#define dnnl_OI8i16o2i 233
+
+#define dnnl_OI8i32o2i 234
+
+#define dnnl_OI8i64o2i 235
+
+#define dnnl_OI4i16o4i 236
+
+#define dnnl_OI4i32o4i 237
+
+#define dnnl_OI4i64o4i 238
+
+#define dnnl_OI16i16o4i 239
+
+#define dnnl_IOw16o16i 213
+
+#define dnnl_IOw16i16o 214
+
+#define dnnl_OIw16i16o 48
+
+#define dnnl_OIw16i32o 224
+
+#define dnnl_OIw16i64o 225
+
+#define dnnl_OIw16o16i 44
+
+#define dnnl_Oiw16o 43
+
+#define dnnl_OIw4i16o4i 52
+
+#define dnnl_OIw4i32o4i 226
+
+#define dnnl_OIw4i64o4i 227
+
+#define dnnl_OIw2i8o4i 53
+
+#define dnnl_OIw16i16o4i 54
+
+#define dnnl_OIw16i16o2i 55
+
+#define dnnl_OIw16o16i2o 268
+
+#define dnnl_OIw4i4o 56
+
+#define dnnl_OIw4o4i 46
+
+#define dnnl_Oiw4o 49
+
+#define dnnl_OIw8i16o2i 61
+
+#define dnnl_OIw8i32o2i 228
+
+#define dnnl_OIw8i64o2i 229
+
+#define dnnl_OIw8i8o 63
+
+#define dnnl_OIw8o16i2o 57
+
+#define dnnl_IOw8o16i2o 62
+
+#define dnnl_OIw8o8i 58
+
+#define dnnl_OIw8o4i 59
+
+#define dnnl_Owi16o 193
+
+#define dnnl_OwI16o2i 194
+
+#define dnnl_OwI16o4i 195
+
+#define dnnl_Owi4o 196
+
+#define dnnl_Owi8o 197
+
+#define dnnl_IOhw16i16o 216
+
+#define dnnl_IOhw16o16i 215
+
+#define dnnl_Ohwi16o 202
+
+#define dnnl_OhwI16o2i 203
+
+#define dnnl_OhwI16o4i 204
+
+#define dnnl_Ohwi32o 205
+
+#define dnnl_Ohwi4o 206
+
+#define dnnl_Ohwi8o 207
+
+#define dnnl_OIhw16i16o 70
+
+#define dnnl_OIhw16i32o 240
+
+#define dnnl_OIhw16i64o 241
+
+#define dnnl_OIhw16o16i 66
+
+#define dnnl_Oihw16o 64
+
+#define dnnl_OIhw4i16o4i 76
+
+#define dnnl_OIhw4i32o4i 242
+
+#define dnnl_OIhw4i64o4i 243
+
+#define dnnl_OIhw16i16o4i 77
+
+#define dnnl_OIhw16i16o2i 78
+
+#define dnnl_OIhw16o16i2o 267
+
+#define dnnl_OIhw4i4o 79
+
+#define dnnl_OIhw4o4i 80
+
+#define dnnl_Oihw4o 73
+
+#define dnnl_OIhw8i16o2i 95
+
+#define dnnl_OIhw8i32o2i 244
+
+#define dnnl_OIhw8i64o2i 245
+
+#define dnnl_OIhw8i8o 98
+
+#define dnnl_OIhw8o16i2o 89
+
+#define dnnl_OIhw2i8o4i 90
+
+#define dnnl_IOhw8o16i2o 97
+
+#define dnnl_OIhw8o8i 91
+
+#define dnnl_OIhw8o4i 92
+
+#define dnnl_Owhi16o 212
+
+#define dnnl_Odhwi16o 208
+
+#define dnnl_OdhwI16o2i 209
+
+#define dnnl_OdhwI16o4i 266
+
+#define dnnl_Odhwi4o 210
+
+#define dnnl_Odhwi8o 211
+
+#define dnnl_OIdhw16i16o 113
+
+#define dnnl_OIdhw16i32o 250
+
+#define dnnl_OIdhw16i64o 251
+
+#define dnnl_OIdhw16o16i 107
+
+#define dnnl_Oidhw16o 105
+
+#define dnnl_OIdhw4i4o 120
+
+#define dnnl_OIdhw4o4i 121
+
+#define dnnl_Oidhw4o 117
+
+#define dnnl_OIdhw8i16o2i 134
+
+#define dnnl_OIdhw8i32o2i 252
+
+#define dnnl_OIdhw8i64o2i 253
+
+#define dnnl_OIdhw8i8o 138
+
+#define dnnl_OIdhw8o16i2o 102
+
+#define dnnl_IOdhw8o16i2o 108
+
+#define dnnl_OIdhw4i16o4i 110
+
+#define dnnl_OIdhw4i32o4i 246
+
+#define dnnl_OIdhw4i64o4i 247
+
+#define dnnl_OIdhw16i16o4i 248
+
+#define dnnl_OIdhw16i16o2i 249
+
+#define dnnl_OIdhw2i8o4i 111
+
+#define dnnl_OIdhw8o8i 130
+
+#define dnnl_OIdhw8o4i 131
+
+#define dnnl_IOdhw16i16o 132
+
+#define dnnl_OIdhw4o8i8o4i 144
+
+#define dnnl_IOdhw16o16i 220
+
+#define dnnl_OIdhw16o16i2o 512
+
+#define dnnl_Goiw16g 64
+
+#define dnnl_Goiw8g 65
+
+#define dnnl_Goiw4g 73
+
+#define dnnl_gIOw16o16i 198
+
+#define dnnl_gIOw16i16o 199
+
+#define dnnl_gOIw16i16o 72
+
+#define dnnl_gOIw16o16i 71
+
+#define dnnl_gOiw16o 69
+
+#define dnnl_gOIw4i16o4i 83
+
+#define dnnl_gOIw2i8o4i 84
+
+#define dnnl_gOIw16i16o4i 85
+
+#define dnnl_gOIw16i16o2i 86
+
+#define dnnl_gOIw16o16i2o 269
+
+#define dnnl_gOIw4i4o 87
+
+#define dnnl_gOIw4o4i 88
+
+#define dnnl_gOiw4o 75
+
+#define dnnl_gOIw8i16o2i 101
+
+#define dnnl_gOIw8i8o 104
+
+#define dnnl_gOIw8o16i2o 96
+
+#define dnnl_gIOw8o16i2o 103
+
+#define dnnl_gOIw8o8i 99
+
+#define dnnl_gOIw8o4i 100
+
+#define dnnl_gOwi16o 174
+
+#define dnnl_gOwI16o2i 175
+
+#define dnnl_gOwI16o4i 176
+
+#define dnnl_gOwi4o 177
+
+#define dnnl_gOwi8o 178
+
+#define dnnl_Goiw32g 67
+
+#define dnnl_gOIw2i4o2i 81
+
+#define dnnl_gOIw2o4i2o 109
+
+#define dnnl_gOIw4i8o2i 94
+
+#define dnnl_gOIw4o8i2o 82
+
+#define dnnl_gIOhw16i16o 201
+
+#define dnnl_gIOhw16o16i 200
+
+#define dnnl_gOhwi16o 179
+
+#define dnnl_gOhwI16o2i 180
+
+#define dnnl_gOhwI16o4i 181
+
+#define dnnl_gOhwi32o 182
+
+#define dnnl_gOhwi4o 183
+
+#define dnnl_gOhwi8o 184
+
+#define dnnl_Goihw16g 105
+
+#define dnnl_gOIhw16i16o 115
+
+#define dnnl_gOIhw16o16i 114
+
+#define dnnl_gOihw16o 112
+
+#define dnnl_gOIhw2i8o4i 116
+
+#define dnnl_gOIhw4i16o4i 125
+
+#define dnnl_gOIhw16i16o4i 126
+
+#define dnnl_gOIhw16i16o2i 127
+
+#define dnnl_gOIhw16o16i2o 270
+
+#define dnnl_gOIhw4i4o 128
+
+#define dnnl_gOIhw4o4i 122
+
+#define dnnl_gOihw4o 119
+
+#define dnnl_Goihw8g 129
+
+#define dnnl_Goihw4g 117
+
+#define dnnl_gOIhw8i16o2i 152
+
+#define dnnl_gOIhw8i8o 153
+
+#define dnnl_gOIhw8o16i2o 135
+
+#define dnnl_gIOhw8o16i2o 137
+
+#define dnnl_gOIhw8o8i 140
+
+#define dnnl_gOIhw8o4i 141
+
+#define dnnl_Goihw32g 106
+
+#define dnnl_gOwhi16o 192
+
+#define dnnl_OIw4o8i8o4i 142
+
+#define dnnl_OIhw4o8i8o4i 143
+
+#define dnnl_IOw4i8o8i4o 145
+
+#define dnnl_IOhw4i8o8i4o 146
+
+#define dnnl_IOdhw4i8o8i4o 147
+
+#define dnnl_OIhw2o8i8o2i 148
+
+#define dnnl_gOIw4o8i8o4i 149
+
+#define dnnl_gOIhw4o8i8o4i 150
+
+#define dnnl_gOIdhw4o8i8o4i 170
+
+#define dnnl_gIOw4i8o8i4o 217
+
+#define dnnl_gIOhw4i8o8i4o 218
+
+#define dnnl_gIOdhw4i8o8i4o 219
+
+#define dnnl_gOIhw2o8i8o2i 151
+
+#define dnnl_gOIhw2i4o2i 123
+
+#define dnnl_gOIhw2o4i2o 154
+
+#define dnnl_gOIhw4i8o2i 136
+
+#define dnnl_gOIhw4o8i2o 124
+
+#define dnnl_gIOdhw16i16o 187
+
+#define dnnl_gIOdhw16o16i 221
+
+#define dnnl_gOdhwi16o 185
+
+#define dnnl_gOdhwI16o2i 186
+
+#define dnnl_gOdhwI16o4i 265
+
+#define dnnl_gOdhwi4o 188
+
+#define dnnl_gOdhwi8o 189
+
+#define dnnl_gOIdhw16i16o 157
+
+#define dnnl_gOIdhw4i16o4i 158
+
+#define dnnl_gOIdhw16i16o4i 254
+
+#define dnnl_gOIdhw2i8o4i 159
+
+#define dnnl_gOIdhw16i16o2i 255
+
+#define dnnl_gOIdhw16o16i 156
+
+#define dnnl_gOIdhw16o16i2o 513
+
+#define dnnl_gOidhw16o 155
+
+#define dnnl_gOIdhw4i4o 163
+
+#define dnnl_gOIdhw4o4i 164
+
+#define dnnl_gOidhw4o 162
+
+#define dnnl_gOIdhw8i16o2i 169
+
+#define dnnl_gOIdhw8i8o 173
+
+#define dnnl_gOIdhw8o16i2o 171
+
+#define dnnl_gIOdhw8o16i2o 172
+
+#define dnnl_gOIdhw8o8i 167
+
+#define dnnl_gOIdhw8o4i 168
+
+#define dnnl_Goidhw16g 190
+
+#define dnnl_Goidhw32g 191
+
+#define dnnl_gOIdhw2i4o2i 165
+
+#define dnnl_gOIdhw4i8o2i 160
+
+#define dnnl_gOIdhw2o4i2o 161
+
+#define dnnl_gOIdhw4o8i2o 166
+
+#define dnnl_Owi32o 271
+
+#define dnnl_OwI32o2i 272
+
+#define dnnl_OwI32o4i 273
+
+#define dnnl_Owi48o 274
+
+#define dnnl_OwI48o2i 275
+
+#define dnnl_OwI48o4i 276
+
+#define dnnl_Owi64o 277
+
+#define dnnl_OwI64o2i 278
+
+#define dnnl_OwI64o4i 279
+
+#define dnnl_wIo2i 280
+
+#define dnnl_wIo4i 281
+
+#define dnnl_gOwi32o 282
+
+#define dnnl_gOwI32o2i 283
+
+#define dnnl_gOwI32o4i 284
+
+#define dnnl_gOwi48o 285
+
+#define dnnl_gOwI48o2i 286
+
+#define dnnl_gOwI48o4i 287
+
+#define dnnl_gOwi64o 288
+
+#define dnnl_gOwI64o2i 289
+
+#define dnnl_gOwI64o4i 290
+
+#define dnnl_gwio 291
+
+#define dnnl_gwIo2i 292
+
+#define dnnl_gwIo4i 293
+
+#define dnnl_OhwI32o 205
+
+#define dnnl_OhwI32o2i 294
+
+#define dnnl_OhwI32o4i 295
+
+#define dnnl_Ohwi48o 296
+
+#define dnnl_OhwI48o2i 297
+
+#define dnnl_OhwI48o4i 298
+
+#define dnnl_Ohwi64o 299
+
+#define dnnl_OhwI64o2i 300
+
+#define dnnl_OhwI64o4i 301
+
+#define dnnl_hwIo2i 302
+
+#define dnnl_hwIo4i 303
+
+#define dnnl_gOhwI32o 182
+
+#define dnnl_gOhwI32o2i 304
+
+#define dnnl_gOhwI32o4i 305
+
+#define dnnl_gOhwi48o 306
+
+#define dnnl_gOhwI48o2i 307
+
+#define dnnl_gOhwI48o4i 308
+
+#define dnnl_gOhwi64o 309
+
+#define dnnl_gOhwI64o2i 310
+
+#define dnnl_gOhwI64o4i 311
+
+#define dnnl_ghwio 312
+
+#define dnnl_ghwIo2i 313
+
+#define dnnl_ghwIo4i 314
+
+#define dnnl_Odhwi32o 315
+
+#define dnnl_OdhwI32o2i 316
+
+#define dnnl_OdhwI32o4i 317
+
+#define dnnl_Odhwi48o 318
+
+#define dnnl_OdhwI48o2i 319
+
+#define dnnl_OdhwI48o4i 320
+
+#define dnnl_Odhwi64o 321
+
+#define dnnl_OdhwI64o2i 322
+
+#define dnnl_OdhwI64o4i 323
+
+#define dnnl_dhwIo2i 324
+
+#define dnnl_dhwIo4i 325
+
+#define dnnl_gOdhwi32o 326
+
+#define dnnl_gOdhwI32o2i 327
+
+#define dnnl_gOdhwI32o4i 328
+
+#define dnnl_gOdhwi48o 329
+
+#define dnnl_gOdhwI48o2i 330
+
+#define dnnl_gOdhwI48o4i 331
+
+#define dnnl_gOdhwi64o 332
+
+#define dnnl_gOdhwI64o2i 333
+
+#define dnnl_gOdhwI64o4i 334
+
+#define dnnl_gdhwio 335
+
+#define dnnl_gdhwIo2i 336
+
+#define dnnl_gdhwIo4i 337
+
+#define dnnl_OI16i32o4i 338
+
+#define dnnl_OI16i48o4i 339
+
+#define dnnl_OI16i64o4i 340
+
+#define dnnl_OI16i16o2i 341
+
+#define dnnl_OI16i32o2i 342
+
+#define dnnl_OI16i48o2i 343
+
+#define dnnl_OI16i64o2i 344
+
+#define dnnl_OIw16i32o4i 345
+
+#define dnnl_OIw16i48o4i 346
+
+#define dnnl_OIw16i64o4i 347
+
+#define dnnl_OIw16i32o2i 348
+
+#define dnnl_OIw16i48o2i 349
+
+#define dnnl_OIw16i64o2i 350
+
+#define dnnl_OIhw16i32o4i 351
+
+#define dnnl_OIhw16i48o4i 352
+
+#define dnnl_OIhw16i64o4i 353
+
+#define dnnl_OIhw16i32o2i 354
+
+#define dnnl_OIhw16i48o2i 355
+
+#define dnnl_OIhw16i64o2i 356
+
+#define dnnl_OIdhw16i32o4i 357
+
+#define dnnl_OIdhw16i48o4i 358
+
+#define dnnl_OIdhw16i64o4i 359
+
+#define dnnl_OIdhw16i32o2i 360
+
+#define dnnl_OIdhw16i48o2i 361
+
+#define dnnl_OIdhw16i64o2i 362
+
+#define dnnl_OwI16i16o2i 389
+
+#define dnnl_OwI16i16o4i 390
+
+#define dnnl_OhwI16i16o2i 391
+
+#define dnnl_OhwI16i16o4i 392
+
+#define dnnl_OdhwI16i16o2i 393
+
+#define dnnl_OdhwI16i16o4i 395
+
+#define dnnl_gOwI16i16o2i 402
+
+#define dnnl_gOwI16i16o4i 403
+
+#define dnnl_gOhwI16i16o2i 386
+
+#define dnnl_gOhwI16i16o4i 387
+
+#define dnnl_gOdhwI16i16o2i 388
+
+#define dnnl_gOdhwI16i16o4i 394
+
+#define dnnl_OwI16i32o2i 396
+
+#define dnnl_OwI16i32o4i 397
+
+#define dnnl_OwI16i48o2i 398
+
+#define dnnl_OwI16i48o4i 399
+
+#define dnnl_OwI16i64o2i 400
+
+#define dnnl_OwI16i64o4i 401
+
+#define dnnl_gOwI16i32o2i 404
+
+#define dnnl_gOwI16i32o4i 405
+
+#define dnnl_gOwI16i48o2i 406
+
+#define dnnl_gOwI16i48o4i 407
+
+#define dnnl_gOwI16i64o2i 408
+
+#define dnnl_gOwI16i64o4i 409
+
+#define dnnl_OhwI16i32o2i 410
+
+#define dnnl_OhwI16i32o4i 411
+
+#define dnnl_OhwI16i48o2i 412
+
+#define dnnl_OhwI16i48o4i 413
+
+#define dnnl_OhwI16i64o2i 414
+
+#define dnnl_OhwI16i64o4i 415
+
+#define dnnl_gOhwI16i32o2i 416
+
+#define dnnl_gOhwI16i32o4i 417
+
+#define dnnl_gOhwI16i48o2i 418
+
+#define dnnl_gOhwI16i48o4i 419
+
+#define dnnl_gOhwI16i64o2i 420
+
+#define dnnl_gOhwI16i64o4i 421
+
+#define dnnl_OdhwI16i32o2i 422
+
+#define dnnl_OdhwI16i32o4i 423
+
+#define dnnl_OdhwI16i48o2i 424
+
+#define dnnl_OdhwI16i48o4i 425
+
+#define dnnl_OdhwI16i64o2i 426
+
+#define dnnl_OdhwI16i64o4i 427
+
+#define dnnl_gOdhwI16i32o2i 428
+
+#define dnnl_gOdhwI16i32o4i 429
+
+#define dnnl_gOdhwI16i48o2i 430
+
+#define dnnl_gOdhwI16i48o4i 431
+
+#define dnnl_gOdhwI16i64o2i 432
+
+#define dnnl_gOdhwI16i64o4i 433
+
+#define dnnl_hwioG16g 434
+
+#define dnnl_NCdhw40n16c 440
+
+#define dnnl_NCw40n16c 368
+
+#define dnnl_NChw40n16c 372
+
+#define dnnl_NCw40n32c 369
+
+#define dnnl_NChw40n32c 373
+
+#define dnnl_NCdhw40n32c 441
+
+#define dnnl_OIdhw4o8i8o2i 443
+
+#define dnnl_OIhw4o8i8o2i 444
+
+#define dnnl_OIw4o8i8o2i 445
+
+#define dnnl_gOIdhw4o8i8o2i 446
+
+#define dnnl_gOIhw4o8i8o2i 447
+
+#define dnnl_gOIw4o8i8o2i 448
+
+#define dnnl_IOdhw4i8o8i2o 449
+
+#define dnnl_IOhw4i8o8i2o 450
+
+#define dnnl_IOw4i8o8i2o 451
+
+#define dnnl_gIOdhw4i8o8i2o 452
+
+#define dnnl_gIOhw4i8o8i2o 453
+
+#define dnnl_gIOw4i8o8i2o 454
+
+#define dnnl_NCw2c32n8c 470
+
+#define dnnl_NChw2c32n8c 474
+
+#define dnnl_NCdhw2c32n8c 479
+
+#define dnnl_OIw2i8o16i4o 465
+
+#define dnnl_OIhw2i8o16i4o 466
+
+#define dnnl_OIdhw2i8o16i4o 467
+
+#define dnnl_OIw2o8i16o4i 468
+
+#define dnnl_OIw2o8i16o2i 469
+
+#define dnnl_IOw2i8o16i4o 486
+
+#define dnnl_IOw2i8o16i2o 489
+
+#define dnnl_OIhw2o8i16o4i 471
+
+#define dnnl_OIhw2o8i16o2i 472
+
+#define dnnl_IOhw2i8o16i4o 485
+
+#define dnnl_IOhw2i8o16i2o 488
+
+#define dnnl_OIdhw2o8i16o4i 476
+
+#define dnnl_OIdhw2o8i16o2i 477
+
+#define dnnl_IOdhw2i8o16i4o 484
+
+#define dnnl_IOdhw2i8o16i2o 487
+
+#define dnnl_gOIw2o8i16o2i 481
+
+#define dnnl_gIOw2i8o16i2o 473
+
+#define dnnl_gIOhw2i8o16i2o 490
+
+#define dnnl_gIOdhw2i8o16i2o 491
+
+#define dnnl_gOIhw2o8i16o2i 482
+
+#define dnnl_gOIdhw2o8i16o2i 483
+
+#define dnnl_gOIw2o8i16o4i 493
+
+#define dnnl_gOIhw2o8i16o4i 494
+
+#define dnnl_success 0
+
+#define dnnl_out_of_memory 1
+
+#define dnnl_invalid_arguments 2
+
+#define dnnl_unimplemented 3
+
+#define dnnl_iterator_ends 4
+
+#define dnnl_runtime_error 5
+
+#define dnnl_not_required 6
+
+#define dnnl_data_type_undef 0
+
+#define dnnl_f16 1
+
+#define dnnl_bf16 2
+
+#define dnnl_f32 3
+
+#define dnnl_s32 4
+
+#define dnnl_s8 5
+
+#define dnnl_u8 6
+
+#define dnnl_format_kind_undef 0
+
+#define dnnl_format_kind_any 1
+
+#define dnnl_blocked 2
+
+#define dnnl_format_kind_wino 3
+
+#define dnnl_format_kind_rnn_packed 4
+
+#define dnnl_prop_kind_undef 0
+
+#define dnnl_forward_training 64
+
+#define dnnl_forward_inference 96
+
+#define dnnl_forward_scoring 96
+
+#define dnnl_forward 64
+
+#define dnnl_backward 128
+
+#define dnnl_backward_data 160
+
+#define dnnl_backward_weights 192
+
+#define dnnl_backward_bias 193
+
+#define dnnl_undefined_primitive 0
+
+#define dnnl_reorder 1
+
+#define dnnl_shuffle 2
+
+#define dnnl_concat 3
+
+#define dnnl_sum 4
+
+#define dnnl_convolution 5
+
+#define dnnl_deconvolution 6
+
+#define dnnl_eltwise 7
+
+#define dnnl_softmax 8
+
+#define dnnl_pooling 9
+
+#define dnnl_lrn 10
+
+#define dnnl_batch_normalization 11
+
+#define dnnl_layer_normalization 12
+
+#define dnnl_inner_product 13
+
+#define dnnl_rnn 14
+
+#define dnnl_gemm 15
+
+#define dnnl_binary 16
+
+#define dnnl_logsoftmax 17
+
+#define dnnl_matmul 18
+
+#define dnnl_resampling 19
+
+#define dnnl_pooling_v2 20
+
+#define dnnl_reduction 21
+
+#define dnnl_prelu 22
+
+#define dnnl_softmax_v2 23
+
+#define dnnl_primitive_kind_max 32767
+
+#define dnnl_alg_kind_undef 0
+
+#define dnnl_eltwise_relu 31
+
+#define dnnl_eltwise_tanh 47
+
+#define dnnl_eltwise_elu 63
+
+#define dnnl_eltwise_square 79
+
+#define dnnl_eltwise_abs 95
+
+#define dnnl_eltwise_sqrt 111
+
+#define dnnl_eltwise_linear 127
+
+#define dnnl_eltwise_bounded_relu 143
+
+#define dnnl_eltwise_soft_relu 159
+
+#define dnnl_eltwise_logistic 175
+
+#define dnnl_eltwise_exp 191
+
+#define dnnl_eltwise_gelu_tanh 207
+
+#define dnnl_eltwise_gelu 207
+
+#define dnnl_eltwise_swish 223
+
+#define dnnl_eltwise_log 239
+
+#define dnnl_eltwise_clip 255
+
+#define dnnl_eltwise_clip_v2 16
+
+#define dnnl_eltwise_pow 32
+
+#define dnnl_eltwise_gelu_erf 48
+
+#define dnnl_eltwise_round 64
+
+#define dnnl_eltwise_logsigmoid 80
+
+#define dnnl_eltwise_mish 96
+
+#define dnnl_eltwise_hardswish 112
+
+#define dnnl_eltwise_relu_use_dst_for_bwd 256
+
+#define dnnl_eltwise_tanh_use_dst_for_bwd 257
+
+#define dnnl_eltwise_elu_use_dst_for_bwd 258
+
+#define dnnl_eltwise_sqrt_use_dst_for_bwd 259
+
+#define dnnl_eltwise_logistic_use_dst_for_bwd 260
+
+#define dnnl_eltwise_exp_use_dst_for_bwd 261
+
+#define dnnl_eltwise_clip_v2_use_dst_for_bwd 262
+
+#define dnnl_binary_add 131056
+
+#define dnnl_binary_mul 131057
+
+#define dnnl_binary_max 131058
+
+#define dnnl_binary_min 131059
+
+#define dnnl_binary_div 131060
+
+#define dnnl_binary_sub 131061
+
+#define dnnl_binary_ge 131062
+
+#define dnnl_binary_gt 131063
+
+#define dnnl_binary_le 131064
+
+#define dnnl_binary_lt 131065
+
+#define dnnl_binary_eq 131066
+
+#define dnnl_binary_ne 131067
+
+#define dnnl_resampling_nearest 196592
+
+#define dnnl_resampling_linear 196593
+
+#define dnnl_any_engine 0
+
+#define dnnl_cpu 1
+
+#define dnnl_gpu 2
+
+#define dnnl_stream_in_order 1
+
+#define dnnl_stream_out_of_order 2
+
+#define dnnl_stream_default_flags 1
+
+#define dnnl_scratchpad_mode_library 0
+
+#define dnnl_scratchpad_mode_user 1
+
+#define dnnl_fpmath_mode_strict 0
+
+#define dnnl_fpmath_mode_bf16 1
+
+#define dnnl_fpmath_mode_f16 2
+
+#define dnnl_fpmath_mode_any 3
+
+#define dnnl_query_undef 0
+
+#define dnnl_query_engine 1
+
+#define dnnl_query_primitive_kind 2
+
+#define dnnl_query_num_of_inputs_s32 3
+
+#define dnnl_query_num_of_outputs_s32 4
+
+#define dnnl_query_time_estimate_f64 5
+
+#define dnnl_query_memory_consumption_s64 6
+
+#define dnnl_query_scratchpad_engine 7
+
+#define dnnl_query_impl_info_str 8
+
+#define dnnl_query_reorder_src_engine 9
+
+#define dnnl_query_reorder_dst_engine 10
+
+#define dnnl_query_prop_kind 11
+
+#define dnnl_query_cache_blob_id_size_s64 12
+
+#define dnnl_query_cache_blob_id 13
+
+#define dnnl_query_some_d 64
+
+#define dnnl_query_op_d 65
+
+#define dnnl_query_convolution_d 66
+
+#define dnnl_query_deconvolution_d 67
+
+#define dnnl_query_shuffle_d 68
+
+#define dnnl_query_eltwise_d 69
+
+#define dnnl_query_softmax_d 70
+
+#define dnnl_query_pooling_d 71
+
+#define dnnl_query_lrn_d 72
+
+#define dnnl_query_batch_normalization_d 73
+
+#define dnnl_query_layer_normalization_d 74
+
+#define dnnl_query_inner_product_d 75
+
+#define dnnl_query_rnn_d 76
+
+#define dnnl_query_gemm_d 77
+
+#define dnnl_query_binary_d 78
+
+#define dnnl_query_logsoftmax_d 79
+
+#define dnnl_query_matmul_d 80
+
+#define dnnl_query_resampling_d 81
+
+#define dnnl_query_pooling_v2_d 82
+
+#define dnnl_query_reduction_d 83
+
+#define dnnl_query_prelu_d 84
+
+#define dnnl_query_softmax_v2_d 85
+
+#define dnnl_query_some_md 128
+
+#define dnnl_query_src_md 129
+
+#define dnnl_query_diff_src_md 130
+
+#define dnnl_query_weights_md 131
+
+#define dnnl_query_diff_weights_md 132
+
+#define dnnl_query_dst_md 133
+
+#define dnnl_query_diff_dst_md 134
+
+#define dnnl_query_workspace_md 135
+
+#define dnnl_query_scratchpad_md 136
+
+#define dnnl_query_exec_arg_md 255
+
+#define dnnl_query_max 32767
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -25,6 +2696,238 @@ void resample_set_num_threads(int32_t n);
 
 // Number of threads executions use.
 int32_t resample_get_num_threads(void);
+
+// Initializes a forward resampling descriptor. Either `dst_desc` or `factors` (one per
+// spatial dim) must be given; with only factors, dst dims are `(dim_t)(src * factor)` and
+// its format is any.
+dnnl_status_t dnnl_resampling_forward_desc_init(struct dnnl_resampling_desc_t *resampling_desc,
+                                                dnnl_prop_kind_t prop_kind,
+                                                dnnl_alg_kind_t alg_kind,
+                                                const float *factors,
+                                                const struct dnnl_memory_desc_t *src_desc,
+                                                const struct dnnl_memory_desc_t *dst_desc);
+
+// Initializes a backward-data resampling descriptor (`diff_src` has the forward input
+// sizes, `diff_dst` the forward output sizes).
+dnnl_status_t dnnl_resampling_backward_desc_init(struct dnnl_resampling_desc_t *resampling_desc,
+                                                 dnnl_alg_kind_t alg_kind,
+                                                 const float *factors,
+                                                 const struct dnnl_memory_desc_t *diff_src_desc,
+                                                 const struct dnnl_memory_desc_t *diff_dst_desc);
+
+// Number of engines of `kind`: 1 for the CPU, 0 otherwise.
+size_t dnnl_engine_get_count(dnnl_engine_kind_t kind);
+
+// Creates an engine; only `dnnl_cpu` with index 0 exists.
+dnnl_status_t dnnl_engine_create(dnnl_engine_t *engine, dnnl_engine_kind_t kind, size_t index);
+
+// Returns the kind of an engine.
+dnnl_status_t dnnl_engine_get_kind(dnnl_engine_t engine, dnnl_engine_kind_t *kind);
+
+// Destroys an engine (NULL is accepted).
+dnnl_status_t dnnl_engine_destroy(dnnl_engine_t engine);
+
+// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU).
+dnnl_status_t dnnl_stream_create(dnnl_stream_t *stream, dnnl_engine_t engine, unsigned int flags);
+
+// Returns the engine of a stream.
+dnnl_status_t dnnl_stream_get_engine(const_dnnl_stream_t stream, dnnl_engine_t *engine);
+
+// Waits for a stream: execution is synchronous, so this only checks the handle.
+dnnl_status_t dnnl_stream_wait(dnnl_stream_t stream);
+
+// Destroys a stream (NULL is accepted).
+dnnl_status_t dnnl_stream_destroy(dnnl_stream_t stream);
+
+// Initializes a memory descriptor from dimensions, a data type and a format tag.
+dnnl_status_t dnnl_memory_desc_init_by_tag(struct dnnl_memory_desc_t *memory_desc,
+                                           int ndims,
+                                           const dnnl_dim_t *dims,
+                                           dnnl_data_type_t data_type,
+                                           dnnl_format_tag_t tag);
+
+// Initializes a plain memory descriptor from strides (NULL strides = dense row-major).
+dnnl_status_t dnnl_memory_desc_init_by_strides(struct dnnl_memory_desc_t *memory_desc,
+                                               int ndims,
+                                               const dnnl_dim_t *dims,
+                                               dnnl_data_type_t data_type,
+                                               const dnnl_dim_t *strides);
+
+// Initializes a descriptor for a sub-tensor (`dims` at `offsets`) of a parent descriptor.
+dnnl_status_t dnnl_memory_desc_init_submemory(struct dnnl_memory_desc_t *memory_desc,
+                                              const struct dnnl_memory_desc_t *parent_memory_desc,
+                                              const dnnl_dim_t *dims,
+                                              const dnnl_dim_t *offsets);
+
+// Permutes the axes of a blocked descriptor: input axis `d` becomes output axis
+// `permutation[d]`.
+dnnl_status_t dnnl_memory_desc_permute_axes(struct dnnl_memory_desc_t *out_memory_desc,
+                                            const struct dnnl_memory_desc_t *in_memory_desc,
+                                            const int *permutation);
+
+// Compares two memory descriptors; 1 when equal, 0 otherwise.
+int dnnl_memory_desc_equal(const struct dnnl_memory_desc_t *lhs, const struct dnnl_memory_desc_t *rhs);
+
+// Size in bytes of the memory a descriptor describes (padding included); 0 for format
+// any and for tensors with a zero dimension.
+size_t dnnl_memory_desc_get_size(const struct dnnl_memory_desc_t *memory_desc);
+
+// Size in bytes of one element of `data_type`.
+size_t dnnl_data_type_size(dnnl_data_type_t data_type);
+
+// Creates a memory object. `handle` is a user pointer, `DNNL_MEMORY_ALLOCATE` (the
+// library allocates a 64-byte aligned buffer) or `DNNL_MEMORY_NONE` (NULL).
+dnnl_status_t dnnl_memory_create(dnnl_memory_t *memory,
+                                 const struct dnnl_memory_desc_t *memory_desc,
+                                 dnnl_engine_t engine,
+                                 void *handle);
+
+// Returns a pointer to the memory object's descriptor (valid until destroy).
+dnnl_status_t dnnl_memory_get_memory_desc(const_dnnl_memory_t memory,
+                                          const struct dnnl_memory_desc_t **memory_desc);
+
+// Returns the engine of a memory object.
+dnnl_status_t dnnl_memory_get_engine(const_dnnl_memory_t memory, dnnl_engine_t *engine);
+
+// Maps the data for host access: on the CPU this is the data handle.
+dnnl_status_t dnnl_memory_map_data(const_dnnl_memory_t memory, void **mapped_ptr);
+
+// Unmaps data mapped by `dnnl_memory_map_data` (nothing to do on the CPU).
+dnnl_status_t dnnl_memory_unmap_data(const_dnnl_memory_t memory, void *mapped_ptr);
+
+// Returns the data handle of a memory object.
+dnnl_status_t dnnl_memory_get_data_handle(const_dnnl_memory_t memory, void **handle);
+
+// Sets the data handle of a memory object (`DNNL_MEMORY_ALLOCATE` allocates a new buffer).
+dnnl_status_t dnnl_memory_set_data_handle(dnnl_memory_t memory, void *handle);
+
+// As `dnnl_memory_set_data_handle`; the stream (may be NULL) needs no synchronisation.
+dnnl_status_t dnnl_memory_set_data_handle_v2(dnnl_memory_t memory, void *handle, dnnl_stream_t stream);
+
+// Destroys a memory object and any buffer the library allocated for it (NULL is accepted).
+dnnl_status_t dnnl_memory_destroy(dnnl_memory_t memory);
+
+// The oneDNN version this library implements (2.6.3; hash "libresample").
+const struct dnnl_version_t *dnnl_version(void);
+
+// Sets the verbose level (0, 1 or 2). At level >= 1 refused calls print one line to stderr.
+dnnl_status_t dnnl_set_verbose(int level);
+
+// Name of a status value.
+const char *dnnl_status2str(dnnl_status_t v);
+
+// Name of a data type.
+const char *dnnl_dt2str(dnnl_data_type_t v);
+
+// Name of a format kind.
+const char *dnnl_fmt_kind2str(dnnl_format_kind_t v);
+
+// Name of a propagation kind.
+const char *dnnl_prop_kind2str(dnnl_prop_kind_t v);
+
+// Name of a primitive kind.
+const char *dnnl_prim_kind2str(dnnl_primitive_kind_t v);
+
+// Name of an algorithm kind (resampling ones; others are "unknown").
+const char *dnnl_alg_kind2str(dnnl_alg_kind_t v);
+
+// Name of an engine kind.
+const char *dnnl_engine_kind2str(dnnl_engine_kind_t v);
+
+// Name of a format tag (its canonical letter form, e.g. "aBcd16b" for nChw16c).
+const char *dnnl_fmt_tag2str(dnnl_format_tag_t v);
+
+// Creates a primitive descriptor for an op desc (only resampling descs are implemented).
+dnnl_status_t dnnl_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                         const_dnnl_op_desc_t op_desc,
+                                         const_dnnl_primitive_attr_t attr,
+                                         dnnl_engine_t engine,
+                                         const_dnnl_primitive_desc_t hint_forward_primitive_desc);
+
+// Clones a primitive descriptor.
+dnnl_status_t dnnl_primitive_desc_clone(dnnl_primitive_desc_t *primitive_desc,
+                                        const_dnnl_primitive_desc_t existing_primitive_desc);
+
+// Returns the attributes of a primitive descriptor (owned by the pd).
+dnnl_status_t dnnl_primitive_desc_get_attr(const_dnnl_primitive_desc_t primitive_desc,
+                                           const_dnnl_primitive_attr_t *attr);
+
+// Destroys a primitive descriptor (NULL is accepted).
+dnnl_status_t dnnl_primitive_desc_destroy(dnnl_primitive_desc_t primitive_desc);
+
+// Queries a primitive descriptor; `result` points to storage of the query's type.
+dnnl_status_t dnnl_primitive_desc_query(const_dnnl_primitive_desc_t primitive_desc,
+                                        dnnl_query_t what,
+                                        int index,
+                                        void *result);
+
+// Queries a memory descriptor of a primitive descriptor; a zero md for tensors the
+// primitive does not have; NULL for non-md queries and bad handles.
+const struct dnnl_memory_desc_t *dnnl_primitive_desc_query_md(const_dnnl_primitive_desc_t primitive_desc,
+                                                              dnnl_query_t what,
+                                                              int index);
+
+// Queries an `int` value (numbers of inputs and outputs); 0 for anything else.
+int dnnl_primitive_desc_query_s32(const_dnnl_primitive_desc_t primitive_desc, dnnl_query_t what, int index);
+
+// Creates an implementation iterator positioned on the first implementation.
+dnnl_status_t dnnl_primitive_desc_iterator_create(dnnl_primitive_desc_iterator_t *iterator,
+                                                  const_dnnl_op_desc_t op_desc,
+                                                  const_dnnl_primitive_attr_t attr,
+                                                  dnnl_engine_t engine,
+                                                  const_dnnl_primitive_desc_t hint_forward_primitive_desc);
+
+// Advances the iterator; `dnnl_iterator_ends` when no implementation is left.
+dnnl_status_t dnnl_primitive_desc_iterator_next(dnnl_primitive_desc_iterator_t iterator);
+
+// A new primitive descriptor for the current implementation (NULL past the end).
+dnnl_primitive_desc_t dnnl_primitive_desc_iterator_fetch(const_dnnl_primitive_desc_iterator_t iterator);
+
+// Destroys an iterator (NULL is accepted).
+dnnl_status_t dnnl_primitive_desc_iterator_destroy(dnnl_primitive_desc_iterator_t iterator);
+
+// Creates a default attribute set.
+dnnl_status_t dnnl_primitive_attr_create(dnnl_primitive_attr_t *attr);
+
+// Clones an attribute set.
+dnnl_status_t dnnl_primitive_attr_clone(dnnl_primitive_attr_t *attr,
+                                        const_dnnl_primitive_attr_t existing_attr);
+
+// Destroys an attribute set (NULL is accepted). Attributes owned by a primitive
+// descriptor are refused.
+dnnl_status_t dnnl_primitive_attr_destroy(dnnl_primitive_attr_t attr);
+
+// Returns the scratchpad mode of an attribute set.
+dnnl_status_t dnnl_primitive_attr_get_scratchpad_mode(const_dnnl_primitive_attr_t attr,
+                                                      dnnl_scratchpad_mode_t *mode);
+
+// Sets the scratchpad mode (library or user; resampling needs no scratchpad either way).
+dnnl_status_t dnnl_primitive_attr_set_scratchpad_mode(dnnl_primitive_attr_t attr,
+                                                      dnnl_scratchpad_mode_t mode);
+
+// Returns the floating-point math mode of an attribute set.
+dnnl_status_t dnnl_primitive_attr_get_fpmath_mode(const_dnnl_primitive_attr_t attr, dnnl_fpmath_mode_t *mode);
+
+// Sets the floating-point math mode (resampling computes in f32 whatever the mode).
+dnnl_status_t dnnl_primitive_attr_set_fpmath_mode(dnnl_primitive_attr_t attr, dnnl_fpmath_mode_t mode);
+
+// Creates a primitive from a primitive descriptor (which may be destroyed afterwards).
+dnnl_status_t dnnl_primitive_create(dnnl_primitive_t *primitive, const_dnnl_primitive_desc_t primitive_desc);
+
+// Returns the primitive's own primitive descriptor (valid until the primitive is destroyed).
+dnnl_status_t dnnl_primitive_get_primitive_desc(const_dnnl_primitive_t primitive,
+                                                const_dnnl_primitive_desc_t *primitive_desc);
+
+// Destroys a primitive (NULL is accepted).
+dnnl_status_t dnnl_primitive_destroy(dnnl_primitive_t primitive);
+
+// Executes a primitive: `args` must hold exactly the input (SRC / DIFF_DST) and output
+// (DST / DIFF_SRC) memories; NULL entries are skipped, other indices ignored, duplicates
+// refused. Execution is synchronous.
+dnnl_status_t dnnl_primitive_execute(const_dnnl_primitive_t primitive,
+                                     dnnl_stream_t stream,
+                                     int nargs,
+                                     const struct dnnl_exec_arg_t *args);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -5,3 +5,4 @@
 pub mod guard;
 
 pub mod library;
+pub mod onednn;
