@@ -5,3 +5,4 @@
 pub mod guard;
 
 pub mod ascend;
+pub mod library;
