@@ -41,9 +41,6 @@ impl Api {
     fn backward(self) -> bool {
         matches!(self, N1dB | N2dB | N3dB | E1dB | E2dB | E3dB)
     }
-    fn exact(self) -> bool {
-        matches!(self, E1d | E2d | E3d | E1dB | E2dB | E3dB)
-    }
     fn dtypes(self) -> &'static [aclDataType] {
         match self {
             N1d | N1dV2 | N2d | N2dV2 => &[ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_UINT8],
@@ -58,9 +55,17 @@ impl Api {
             N1d | N1dV2 | N1dB => &[(ACL_FORMAT_NCL, false)],
             E1d | E1dB => &[(ACL_FORMAT_NCL, false), (ACL_FORMAT_ND, false)],
             N2d | N2dV2 | N2dB => &[(ACL_FORMAT_NCHW, false), (ACL_FORMAT_NHWC, true)],
-            E2d => &[(ACL_FORMAT_NCHW, false), (ACL_FORMAT_NHWC, true), (ACL_FORMAT_ND, false)],
+            E2d => &[
+                (ACL_FORMAT_NCHW, false),
+                (ACL_FORMAT_NHWC, true),
+                (ACL_FORMAT_ND, false),
+            ],
             E2dB => &[(ACL_FORMAT_NCHW, false), (ACL_FORMAT_ND, false)],
-            N3d | E3d | N3dB | E3dB => &[(ACL_FORMAT_NCDHW, false), (ACL_FORMAT_NDHWC, true), (ACL_FORMAT_ND, false)],
+            N3d | E3d | N3dB | E3dB => &[
+                (ACL_FORMAT_NCDHW, false),
+                (ACL_FORMAT_NDHWC, true),
+                (ACL_FORMAT_ND, false),
+            ],
         }
     }
 }
@@ -89,7 +94,15 @@ fn exact_src(scale: f32, dst: i64, input: i64) -> i64 {
 
 /// The source index table of every spatial dim, by the API's scale rule.
 #[allow(clippy::too_many_arguments)]
-fn model_tables(api: Api, input: &[i64], output: &[i64], scales: &[f64], dtype: aclDataType, cl: bool, c: i64) -> Vec<Vec<usize>> {
+fn model_tables(
+    api: Api,
+    input: &[i64],
+    output: &[i64],
+    scales: &[f64],
+    dtype: aclDataType,
+    cl: bool,
+    c: i64,
+) -> Vec<Vec<usize>> {
     let k = input.len();
     let aicore = [ACL_FLOAT, ACL_FLOAT16, ACL_BF16].contains(&dtype);
     let all = scales.iter().all(|&s| s > 0.0);
@@ -156,7 +169,14 @@ fn model_tables(api: Api, input: &[i64], output: &[i64], scales: &[f64], dtype: 
 // ---------------------------------------------------------------- calling the API
 
 /// Phase 1 + phase 2; returns the phase-1 status (phase 2 must succeed when it is 0).
-unsafe fn call(api: Api, src: *const aclTensor, os: &Arr, is: &Arr, sc: &[f64], dst: *mut aclTensor) -> aclnnStatus {
+unsafe fn call(
+    api: Api,
+    src: *const aclTensor,
+    os: &Arr,
+    is: &Arr,
+    sc: &[f64],
+    dst: *mut aclTensor,
+) -> aclnnStatus {
     let mut ws = 0u64;
     let mut ex: *mut aclOpExecutor = std::ptr::null_mut();
     let (w, e) = (&mut ws as *mut u64, &mut ex as *mut *mut aclOpExecutor);
@@ -165,17 +185,25 @@ unsafe fn call(api: Api, src: *const aclTensor, os: &Arr, is: &Arr, sc: &[f64], 
         N1d => aclnnUpsampleNearest1dGetWorkspaceSize(src, o, dst, w, e),
         N1dV2 => aclnnUpsampleNearest1dV2GetWorkspaceSize(src, o, sc[0] as f32, dst, w, e),
         N2d => aclnnUpsampleNearest2dGetWorkspaceSize(src, o, dst, w, e),
-        N2dV2 => aclnnUpsampleNearest2dV2GetWorkspaceSize(src, o, sc[0] as f32, sc[1] as f32, dst, w, e),
+        N2dV2 => {
+            aclnnUpsampleNearest2dV2GetWorkspaceSize(src, o, sc[0] as f32, sc[1] as f32, dst, w, e)
+        }
         N3d => aclnnUpsampleNearest3dGetWorkspaceSize(src, o, sc[0], sc[1], sc[2], dst, w, e),
         E1d => aclnnUpsampleNearestExact1dGetWorkspaceSize(src, o, sc[0], dst, w, e),
         E2d => aclnnUpsampleNearestExact2dGetWorkspaceSize(src, o, sc[0], sc[1], dst, w, e),
         E3d => aclnnUpsampleNearestExact3dGetWorkspaceSize(src, o, sc[0], sc[1], sc[2], dst, w, e),
         N1dB => aclnnUpsampleNearest1dBackwardGetWorkspaceSize(src, o, i, sc[0], dst, w, e),
         N2dB => aclnnUpsampleNearest2dBackwardGetWorkspaceSize(src, o, i, sc[0], sc[1], dst, w, e),
-        N3dB => aclnnUpsampleNearest3dBackwardGetWorkspaceSize(src, o, i, sc[0], sc[1], sc[2], dst, w, e),
+        N3dB => aclnnUpsampleNearest3dBackwardGetWorkspaceSize(
+            src, o, i, sc[0], sc[1], sc[2], dst, w, e,
+        ),
         E1dB => aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(src, o, i, sc[0], dst, w, e),
-        E2dB => aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(src, o, i, sc[0], sc[1], dst, w, e),
-        E3dB => aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(src, o, i, sc[0], sc[1], sc[2], dst, w, e),
+        E2dB => {
+            aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(src, o, i, sc[0], sc[1], dst, w, e)
+        }
+        E3dB => aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
+            src, o, i, sc[0], sc[1], sc[2], dst, w, e,
+        ),
     };
     if st != ACLNN_SUCCESS {
         return st;
@@ -219,7 +247,15 @@ fn random_case(api: Api, rng: &mut Rng) -> Case {
     let k = api.spatial();
     let budget: i64 = 40_000;
     let mut input: Vec<i64> = (0..k).map(|_| rng.range(1, 300)).collect();
-    let mut output: Vec<i64> = (0..k).map(|_| if rng.range(0, 4) == 0 { input[0].min(300) } else { rng.range(1, 300) }).collect();
+    let mut output: Vec<i64> = (0..k)
+        .map(|_| {
+            if rng.range(0, 4) == 0 {
+                input[0].min(300)
+            } else {
+                rng.range(1, 300)
+            }
+        })
+        .collect();
     // Sometimes exact multiples / halves, to hit the shortcuts.
     for d in 0..k {
         match rng.range(0, 5) {
@@ -228,7 +264,12 @@ fn random_case(api: Api, rng: &mut Rng) -> Case {
             _ => {}
         }
     }
-    while input.iter().product::<i64>().max(output.iter().product::<i64>()) > budget {
+    while input
+        .iter()
+        .product::<i64>()
+        .max(output.iter().product::<i64>())
+        > budget
+    {
         let d = rng.range(0, k as i64 - 1) as usize;
         input[d] = (input[d] / 2).max(1);
         output[d] = (output[d] / 2).max(1);
@@ -267,7 +308,11 @@ fn random_case(api: Api, rng: &mut Rng) -> Case {
                 *s = s.max(0.0);
             }
             for d in 0..k {
-                let inv = if scales[d] > 0.0 { 1.0 / scales[d] } else { input[d] as f64 / output[d] as f64 };
+                let inv = if scales[d] > 0.0 {
+                    1.0 / scales[d]
+                } else {
+                    input[d] as f64 / output[d] as f64
+                };
                 if inv < 0.02 {
                     output[d] = input[d];
                     scales[d] = 0.0;
@@ -276,7 +321,11 @@ fn random_case(api: Api, rng: &mut Rng) -> Case {
         }
         E3dB => {
             for d in 0..k {
-                let real = if scales[d] > 0.0 { scales[d] } else { output[d] as f64 / input[d] as f64 };
+                let real = if scales[d] > 0.0 {
+                    scales[d]
+                } else {
+                    output[d] as f64 / input[d] as f64
+                };
                 if real > 50.0 {
                     output[d] = input[d];
                     scales[d] = 0.0;
@@ -285,7 +334,16 @@ fn random_case(api: Api, rng: &mut Rng) -> Case {
         }
         _ => {}
     }
-    Case { n, c, input, output, scales, dtype, format, cl }
+    Case {
+        n,
+        c,
+        input,
+        output,
+        scales,
+        dtype,
+        format,
+        cl,
+    }
 }
 
 fn random_bits(dt: aclDataType, rng: &mut Rng) -> u64 {
@@ -299,14 +357,25 @@ fn random_bits(dt: aclDataType, rng: &mut Rng) -> u64 {
 }
 
 fn check_forward(api: Api, case: &Case, rng: &mut Rng) {
-    let Case { n, c, input, output, scales, dtype, format, cl } = case;
+    let Case {
+        n,
+        c,
+        input,
+        output,
+        scales,
+        dtype,
+        format,
+        cl,
+    } = case;
     let mut lin = vec![*n, *c];
     lin.extend(input);
     let mut lout = vec![*n, *c];
     lout.extend(output);
     let src = Tensor::new(*dtype, *format, &lin, *cl, Some(rng));
     let dst = Tensor::new(*dtype, *format, &lout, *cl, Some(rng));
-    for_each_index(&src.logical_dims(), |idx| src.set_bits(idx, random_bits(*dtype, rng)));
+    for_each_index(&src.logical_dims(), |idx| {
+        src.set_bits(idx, random_bits(*dtype, rng))
+    });
     let before = dst.storage();
     let os = Arr::new(output);
     let is = Arr::new(&[]);
@@ -316,7 +385,10 @@ fn check_forward(api: Api, case: &Case, rng: &mut Rng) {
         sc = sc.iter().map(|&s| s as f32 as f64).collect();
     }
     let st = unsafe { call(api, src.t, &os, &is, &sc, dst.t) };
-    assert_eq!(st, ACLNN_SUCCESS, "{api:?} in {input:?} out {output:?} scales {scales:?} dtype {dtype} fmt {format}");
+    assert_eq!(
+        st, ACLNN_SUCCESS,
+        "{api:?} in {input:?} out {output:?} scales {scales:?} dtype {dtype} fmt {format}"
+    );
     let tabs = model_tables(api, input, output, &sc, *dtype, *cl, *c);
     let mut bad = 0;
     for_each_index(&dst.logical_dims(), |idx| {
@@ -336,13 +408,26 @@ fn check_forward(api: Api, case: &Case, rng: &mut Rng) {
     let es = esize(*dtype);
     for (e, inside) in view.iter().enumerate() {
         if !inside {
-            assert_eq!(before[e * es..(e + 1) * es], after[e * es..(e + 1) * es], "{api:?} wrote outside the out view");
+            assert_eq!(
+                before[e * es..(e + 1) * es],
+                after[e * es..(e + 1) * es],
+                "{api:?} wrote outside the out view"
+            );
         }
     }
 }
 
 fn check_backward(api: Api, case: &Case, rng: &mut Rng) {
-    let Case { n, c, input, output, scales, dtype, format, cl } = case;
+    let Case {
+        n,
+        c,
+        input,
+        output,
+        scales,
+        dtype,
+        format,
+        cl,
+    } = case;
     let k = input.len();
     let mut lin = vec![*n, *c];
     lin.extend(input);
@@ -350,13 +435,25 @@ fn check_backward(api: Api, case: &Case, rng: &mut Rng) {
     lout.extend(output);
     let g = Tensor::new(*dtype, *format, &lout, *cl, Some(rng));
     let gi = Tensor::new(*dtype, *format, &lin, *cl, Some(rng));
-    for_each_index(&g.logical_dims(), |idx| g.set_f64(idx, (rng.unit() * 8.0 - 4.0) * if rng.coin() { 1.0 } else { 1e-3 }));
+    for_each_index(&g.logical_dims(), |idx| {
+        g.set_f64(
+            idx,
+            (rng.unit() * 8.0 - 4.0) * if rng.coin() { 1.0 } else { 1e-3 },
+        )
+    });
     let os = Arr::new(output);
     // inputSize: N, C, spatial — except 2dBackward with NHWC gradOut: N, H, W, C.
-    let isz: Vec<i64> = if api == N2dB && *cl { vec![*n, input[0], input[1], *c] } else { lin.clone() };
+    let isz: Vec<i64> = if api == N2dB && *cl {
+        vec![*n, input[0], input[1], *c]
+    } else {
+        lin.clone()
+    };
     let is = Arr::new(&isz);
     let st = unsafe { call(api, g.t, &os, &is, scales, gi.t) };
-    assert_eq!(st, ACLNN_SUCCESS, "{api:?} in {input:?} out {output:?} scales {scales:?} dtype {dtype} fmt {format}");
+    assert_eq!(
+        st, ACLNN_SUCCESS,
+        "{api:?} in {input:?} out {output:?} scales {scales:?} dtype {dtype} fmt {format}"
+    );
     let tabs = model_tables(api, input, output, scales, *dtype, *cl, *c);
     // PyTorch cpu_upsample_nearest_backward: zeroed accumulator per (n, c) plane, outputs in
     // increasing (od, oh, ow) order, `acc[src] += grad`, one rounding at the end.
@@ -383,7 +480,11 @@ fn check_backward(api: Api, case: &Case, rng: &mut Rng) {
             for_each_index(&idims, |i| {
                 let mut full = vec![nn, cc];
                 full.extend_from_slice(i);
-                let want = if *dtype == ACL_DOUBLE { acc64[p].to_bits() } else { from_f64(*dtype, acc32[p] as f64) };
+                let want = if *dtype == ACL_DOUBLE {
+                    acc64[p].to_bits()
+                } else {
+                    from_f64(*dtype, acc32[p] as f64)
+                };
                 let got = gi.get_bits(&full);
                 if want != got && bad < 5 {
                     bad += 1;
@@ -449,7 +550,9 @@ fn backward_exact() {
 /// The model itself reproduces the spec's hand-derived vectors (§8).
 #[test]
 fn model_matches_spec_vectors() {
-    let t = |api, i: i64, o: i64, s: f64| model_tables(api, &[i], &[o], &[s], ACL_FLOAT, false, 1)[0].clone();
+    let t = |api, i: i64, o: i64, s: f64| {
+        model_tables(api, &[i], &[o], &[s], ACL_FLOAT, false, 1)[0].clone()
+    };
     assert_eq!(t(N1d, 5, 3, 0.0), [0, 1, 3]);
     assert_eq!(t(E1d, 5, 3, 0.0), [0, 2, 4]);
     assert_eq!(t(N1dV2, 4, 6, 1.5), [0, 0, 1, 2, 2, 3]);

@@ -64,7 +64,13 @@ pub struct Tensor {
 impl Tensor {
     /// `logical` = [N, C, spatial…]; channels-last puts C last physically. With `rng`, strides
     /// get random gaps, the view a random offset, and the axis order stays as the format says.
-    pub fn new(dtype: aclDataType, format: aclFormat, logical: &[i64], cl: bool, rng: Option<&mut Rng>) -> Tensor {
+    pub fn new(
+        dtype: aclDataType,
+        format: aclFormat,
+        logical: &[i64],
+        cl: bool,
+        rng: Option<&mut Rng>,
+    ) -> Tensor {
         let r = logical.len();
         let perm: Vec<usize> = if cl {
             let mut p = vec![0, r - 1];
@@ -81,7 +87,11 @@ impl Tensor {
         let (mut gaps, mut offset) = (vec![0i64; r + 1], 0i64);
         if let Some(rng) = rng {
             for g in gaps.iter_mut() {
-                *g = if rng.range(0, 3) == 0 { rng.range(1, 3) } else { 0 };
+                *g = if rng.range(0, 3) == 0 {
+                    rng.range(1, 3)
+                } else {
+                    0
+                };
             }
             offset = rng.range(0, 7);
         }
@@ -90,17 +100,44 @@ impl Tensor {
             strides[d] = s;
             s = s * dims[d].max(1) + gaps[d];
         }
-        let storage_elems = if dims.contains(&0) { offset as usize } else { (offset + s) as usize };
+        let storage_elems = if dims.contains(&0) {
+            offset as usize
+        } else {
+            (offset + s) as usize
+        };
         let bytes = (storage_elems * esize(dtype)).max(1);
         let mut mem = std::ptr::null_mut();
-        assert_eq!(unsafe { aclrtMalloc(&mut mem, bytes, ACL_MEM_MALLOC_HUGE_FIRST) }, ACL_SUCCESS);
+        assert_eq!(
+            unsafe { aclrtMalloc(&mut mem, bytes, ACL_MEM_MALLOC_HUGE_FIRST) },
+            ACL_SUCCESS
+        );
         unsafe { std::ptr::write_bytes(mem as *mut u8, 0xA5, bytes) };
         let storage = [storage_elems as i64];
         let t = unsafe {
-            aclCreateTensor(dims.as_ptr(), r as u64, dtype, strides.as_ptr(), offset, format, storage.as_ptr(), 1, mem)
+            aclCreateTensor(
+                dims.as_ptr(),
+                r as u64,
+                dtype,
+                strides.as_ptr(),
+                offset,
+                format,
+                storage.as_ptr(),
+                1,
+                mem,
+            )
         };
         assert!(!t.is_null());
-        Tensor { dtype, format, dims, strides, offset, perm, storage_elems, mem, t }
+        Tensor {
+            dtype,
+            format,
+            dims,
+            strides,
+            offset,
+            perm,
+            storage_elems,
+            mem,
+            t,
+        }
     }
 
     /// A contiguous tensor with the given physical dims (NULL strides, storage = view).
@@ -108,10 +145,23 @@ impl Tensor {
         let n: i64 = dims.iter().product();
         let bytes = (n.max(0) as usize * esize(dtype)).max(1);
         let mut mem = std::ptr::null_mut();
-        assert_eq!(unsafe { aclrtMalloc(&mut mem, bytes, ACL_MEM_MALLOC_HUGE_FIRST) }, ACL_SUCCESS);
+        assert_eq!(
+            unsafe { aclrtMalloc(&mut mem, bytes, ACL_MEM_MALLOC_HUGE_FIRST) },
+            ACL_SUCCESS
+        );
         unsafe { std::ptr::write_bytes(mem as *mut u8, 0, bytes) };
         let t = unsafe {
-            aclCreateTensor(dims.as_ptr(), dims.len() as u64, dtype, std::ptr::null(), 0, format, dims.as_ptr(), dims.len() as u64, mem)
+            aclCreateTensor(
+                dims.as_ptr(),
+                dims.len() as u64,
+                dtype,
+                std::ptr::null(),
+                0,
+                format,
+                dims.as_ptr(),
+                dims.len() as u64,
+                mem,
+            )
         };
         assert!(!t.is_null());
         let r = dims.len();
@@ -119,7 +169,17 @@ impl Tensor {
         for d in (0..r.saturating_sub(1)).rev() {
             strides[d] = strides[d + 1] * dims[d + 1].max(1);
         }
-        Tensor { dtype, format, dims: dims.to_vec(), strides, offset: 0, perm: (0..r).collect(), storage_elems: n.max(0) as usize, mem, t }
+        Tensor {
+            dtype,
+            format,
+            dims: dims.to_vec(),
+            strides,
+            offset: 0,
+            perm: (0..r).collect(),
+            storage_elems: n.max(0) as usize,
+            mem,
+            t,
+        }
     }
 
     pub fn logical_dims(&self) -> Vec<usize> {
@@ -142,14 +202,26 @@ impl Tensor {
     pub fn get_bits(&self, idx: &[usize]) -> u64 {
         let sz = esize(self.dtype);
         let mut b = [0u8; 8];
-        unsafe { std::ptr::copy_nonoverlapping((self.mem as *const u8).add(self.off(idx) * sz), b.as_mut_ptr(), sz) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (self.mem as *const u8).add(self.off(idx) * sz),
+                b.as_mut_ptr(),
+                sz,
+            )
+        };
         u64::from_le_bytes(b)
     }
 
     pub fn set_bits(&self, idx: &[usize], v: u64) {
         let sz = esize(self.dtype);
         let b = v.to_le_bytes();
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), (self.mem as *mut u8).add(self.off(idx) * sz), sz) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                b.as_ptr(),
+                (self.mem as *mut u8).add(self.off(idx) * sz),
+                sz,
+            )
+        };
     }
 
     pub fn set_f64(&self, idx: &[usize], v: f64) {

@@ -7,7 +7,7 @@
 #![allow(non_snake_case)]
 
 use super::checks::*;
-use super::executor::{deliver, prepare, run, aclOpExecutor, Job, Op};
+use super::executor::{aclOpExecutor, deliver, prepare, run, Job, Op};
 use super::meta::{aclIntArray, aclTensor};
 use super::types::*;
 use crate::core::Direction;
@@ -60,7 +60,11 @@ unsafe fn backward3d(
     let os = int_array(output_size, "outputSize")?;
     let is = int_array(input_size, "inputSize")?;
     let gi = tensor(grad_input, "gradInput")?;
-    let list: &[aclDataType] = if exact { &[F32, F16, BF16] } else { &[F32, F16, F64, BF16] };
+    let list: &[aclDataType] = if exact {
+        &[F32, F16, BF16]
+    } else {
+        &[F32, F16, F64, BF16]
+    };
     dtypes(g, list, gi, ("gradOut", "gradInput"))?;
     g.need_rank(5, "gradOut")?;
     os.need_len(3, "outputSize")?;
@@ -76,23 +80,50 @@ unsafe fn backward3d(
     }
     let (g_cl, gi_cl) = (g.format == ACL_FORMAT_NDHWC, gi.format == ACL_FORMAT_NDHWC);
     let eg = physical(n, c, &output, g_cl);
-    ensure(g.view == eg, || format!("gradOut shape {:?} differs from {eg:?}", g.view))?;
+    ensure(g.view == eg, || {
+        format!("gradOut shape {:?} differs from {eg:?}", g.view)
+    })?;
     let egi = physical(n, c, &input, gi_cl);
-    ensure(gi.view == egi, || format!("gradInput shape {:?} differs from {egi:?}", gi.view))?;
+    ensure(gi.view == egi, || {
+        format!("gradInput shape {:?} differs from {egi:?}", gi.view)
+    })?;
     if exact {
         for k in 0..3 {
-            let real = if scales[k] > 0.0 { scales[k] } else { output[k] as f64 / input[k] as f64 };
-            ensure(real <= 50.0, || format!("scale {real} of spatial dim {k} exceeds 50"))?;
+            let real = if scales[k] > 0.0 {
+                scales[k]
+            } else {
+                output[k] as f64 / input[k] as f64
+            };
+            ensure(real <= 50.0, || {
+                format!("scale {real} of spatial dim {k} exceeds 50")
+            })?;
         }
-        ensure(g.view.iter().all(|&d| d <= INT32_MAX), || "a gradOut dim exceeds INT32_MAX".into())?;
+        ensure(g.view.iter().all(|&d| d <= INT32_MAX), || {
+            "a gradOut dim exceeds INT32_MAX".into()
+        })?;
     } else {
-        ensure([n, c].iter().chain(&input).chain(&output).all(|&d| d <= INT32_MAX), || "a size exceeds INT32_MAX".into())?;
+        ensure(
+            [n, c]
+                .iter()
+                .chain(&input)
+                .chain(&output)
+                .all(|&d| d <= INT32_MAX),
+            || "a size exceeds INT32_MAX".into(),
+        )?;
     }
     if g.is_empty() {
         return Ok(None);
     }
     let all = scales.iter().all(|&s| s > 0.0);
-    let ratios = (0..3).map(|k| if all { scale_ratio(scales[k]) } else { size_ratio(input[k], output[k]) }).collect();
+    let ratios = (0..3)
+        .map(|k| {
+            if all {
+                scale_ratio(scales[k])
+            } else {
+                size_ratio(input[k], output[k])
+            }
+        })
+        .collect();
     let op = Op {
         direction: Direction::Backward,
         exact,
@@ -124,15 +155,41 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dBackwardGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward3d(false, gradOut, outputSize, inputSize, [scalesD, scalesH, scalesW], gradInput, workspaceSize, executor);
-        deliver("aclnnUpsampleNearest3dBackwardGetWorkspaceSize", r, workspaceSize, executor)
+        let r = backward3d(
+            false,
+            gradOut,
+            outputSize,
+            inputSize,
+            [scalesD, scalesH, scalesW],
+            gradInput,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearest3dBackwardGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest3dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest3dBackward(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest3dBackward", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearest3dBackward",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 /// Phase 1 of the nearest-exact 3-D backward (f32, f16, bf16; every real scale <= 50).
@@ -149,15 +206,41 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward3d(true, gradOut, outputSize, inputSize, [scalesD, scalesH, scalesW], gradInput, workspaceSize, executor);
-        deliver("aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", r, workspaceSize, executor)
+        let r = backward3d(
+            true,
+            gradOut,
+            outputSize,
+            inputSize,
+            [scalesD, scalesH, scalesW],
+            gradInput,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackward(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearestExact3dBackward", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearestExact3dBackward",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -179,25 +262,43 @@ unsafe fn backward2d(
     os.need_len(2, "outputSize")?;
     is.need_len(4, "inputSize")?;
     // CheckNCDimValid(gradInput, gradOut).
-    ensure(gi.format == ACL_FORMAT_NCHW || gi.format == ACL_FORMAT_NHWC, || format!("gradInput format {} must be NCHW or NHWC", gi.format))?;
+    ensure(
+        gi.format == ACL_FORMAT_NCHW || gi.format == ACL_FORMAT_NHWC,
+        || format!("gradInput format {} must be NCHW or NHWC", gi.format),
+    )?;
     let ci = if gi.format == ACL_FORMAT_NHWC { 3 } else { 1 };
-    let (a, b) = ((gi.dim(0, "gradInput")?, gi.dim(ci, "gradInput")?), (g.dim(0, "gradOut")?, g.dim(ci, "gradOut")?));
-    ensure(a == b, || format!("N/C of gradInput {a:?} and gradOut {b:?} differ"))?;
+    let (a, b) = (
+        (gi.dim(0, "gradInput")?, gi.dim(ci, "gradInput")?),
+        (g.dim(0, "gradOut")?, g.dim(ci, "gradOut")?),
+    );
+    ensure(a == b, || {
+        format!("N/C of gradInput {a:?} and gradOut {b:?} differ")
+    })?;
     let cl = g.format == ACL_FORMAT_NHWC;
     let v = &is.values;
-    let (n, c, input) = if cl { (v[0], v[3], vec![v[1], v[2]]) } else { (v[0], v[1], vec![v[2], v[3]]) };
+    let (n, c, input) = if cl {
+        (v[0], v[3], vec![v[1], v[2]])
+    } else {
+        (v[0], v[1], vec![v[2], v[3]])
+    };
     let output = os.values[..2].to_vec();
     for &x in input.iter().chain(&output) {
         positive(x, "spatial size")?;
     }
     let eg = physical(n, c, &output, cl);
-    ensure(g.view == eg, || format!("gradOut shape {:?} differs from {eg:?}", g.view))?;
+    ensure(g.view == eg, || {
+        format!("gradOut shape {:?} differs from {eg:?}", g.view)
+    })?;
     if g.is_empty() || gi.is_empty() {
         return Ok(None);
     }
     let egi = physical(n, c, &input, cl);
-    ensure(gi.view == egi, || format!("gradInput shape {:?} differs from {egi:?}", gi.view))?;
-    let ratios = (0..2).map(|k| per_dim_ratio(scales[k], input[k], output[k])).collect();
+    ensure(gi.view == egi, || {
+        format!("gradInput shape {:?} differs from {egi:?}", gi.view)
+    })?;
+    let ratios = (0..2)
+        .map(|k| per_dim_ratio(scales[k], input[k], output[k]))
+        .collect();
     let op = Op {
         direction: Direction::Backward,
         exact: false,
@@ -228,15 +329,38 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dBackwardGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward2d(gradOut, outputSize, inputSize, [scalesH, scalesW], gradInput);
-        deliver("aclnnUpsampleNearest2dBackwardGetWorkspaceSize", r, workspaceSize, executor)
+        let r = backward2d(
+            gradOut,
+            outputSize,
+            inputSize,
+            [scalesH, scalesW],
+            gradInput,
+        );
+        deliver(
+            "aclnnUpsampleNearest2dBackwardGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest2dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest2dBackward(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest2dBackward", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearest2dBackward",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -260,13 +384,19 @@ unsafe fn backward1d(
     let (n, c, il, ol) = (is.values[0], is.values[1], is.values[2], os.values[0]);
     positive(il, "inputSize[2]")?;
     positive(ol, "outputSize[0]")?;
-    ensure(g.view == [n, c, ol], || format!("gradOut shape {:?} differs from [{n}, {c}, {ol}]", g.view))?;
+    ensure(g.view == [n, c, ol], || {
+        format!("gradOut shape {:?} differs from [{n}, {c}, {ol}]", g.view)
+    })?;
     let (on, oc) = (o.dim(0, "out")?, o.dim(1, "out")?);
-    ensure(g.view[0] == on && g.view[1] == oc, || format!("N/C of gradOut and out ({on}, {oc}) differ"))?;
+    ensure(g.view[0] == on && g.view[1] == oc, || {
+        format!("N/C of gradOut and out ({on}, {oc}) differ")
+    })?;
     if g.is_empty() || o.is_empty() {
         return Ok(None);
     }
-    ensure(o.view == [n, c, il], || format!("out shape {:?} differs from [{n}, {c}, {il}]", o.view))?;
+    ensure(o.view == [n, c, il], || {
+        format!("out shape {:?} differs from [{n}, {c}, {il}]", o.view)
+    })?;
     let op = Op {
         direction: Direction::Backward,
         exact: false,
@@ -296,14 +426,31 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dBackwardGetWorkspaceSize(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         let r = backward1d(gradOut, outputSize, inputSize, scales, out);
-        deliver("aclnnUpsampleNearest1dBackwardGetWorkspaceSize", r, workspaceSize, executor)
+        deliver(
+            "aclnnUpsampleNearest1dBackwardGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest1dBackward(workspace: *mut c_void, workspace_size: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest1dBackward(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest1dBackward", workspace, workspace_size, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearest1dBackward",
+            workspace,
+            workspace_size,
+            executor,
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -330,23 +477,40 @@ unsafe fn exact_backward(
         return Ok(None);
     }
     dtypes(g, &[F32, F16, BF16], o, ("gradOutput", "out"))?;
-    ensure(g.format == o.format, || format!("gradOutput format {} differs from out format {}", g.format, o.format))?;
+    ensure(g.format == o.format, || {
+        format!(
+            "gradOutput format {} differs from out format {}",
+            g.format, o.format
+        )
+    })?;
     g.need_rank(rank, "gradOutput")?;
     o.need_rank(rank, "out")?;
     is.need_len(rank, "inputSize")?;
     let os = int_array(output_size, "outputSize")?;
     os.need_len(rank - 2, "outputSize")?;
     if two {
-        ensure(g.format != ACL_FORMAT_NHWC, || "gradOutput format NHWC is not supported (only NCHW, ND)".into())?;
+        ensure(g.format != ACL_FORMAT_NHWC, || {
+            "gradOutput format NHWC is not supported (only NCHW, ND)".into()
+        })?;
     }
-    ensure(g.view[0] == o.view[0] && g.view[1] == o.view[1], || format!("N/C of gradOutput {:?} and out {:?} differ", g.view, o.view))?;
-    ensure(scales.iter().all(|&s| s >= 0.0), || format!("scales {scales:?} must not be negative"))?;
+    ensure(g.view[0] == o.view[0] && g.view[1] == o.view[1], || {
+        format!("N/C of gradOutput {:?} and out {:?} differ", g.view, o.view)
+    })?;
+    ensure(scales.iter().all(|&s| s >= 0.0), || {
+        format!("scales {scales:?} must not be negative")
+    })?;
     let (n, c) = (is.values[0], is.values[1]);
     let input = is.values[2..].to_vec();
     let output = os.values.clone();
     for k in 0..rank - 2 {
-        let inv = if scales[k] > 0.0 { 1.0 / scales[k] } else { input[k] as f64 / g.view[2 + k] as f64 };
-        ensure(inv >= 0.02, || format!("inverse scale {inv} of spatial dim {k} is below 0.02"))?;
+        let inv = if scales[k] > 0.0 {
+            1.0 / scales[k]
+        } else {
+            input[k] as f64 / g.view[2 + k] as f64
+        };
+        ensure(inv >= 0.02, || {
+            format!("inverse scale {inv} of spatial dim {k} is below 0.02")
+        })?;
     }
     positive(n, "N")?;
     positive(c, "C")?;
@@ -361,7 +525,9 @@ unsafe fn exact_backward(
     for k in 0..rank - 2 {
         positive(output[k], "outputSize element")?;
     }
-    let ratios = (0..rank - 2).map(|k| per_dim_ratio(scales[k], input[k], output[k])).collect();
+    let ratios = (0..rank - 2)
+        .map(|k| per_dim_ratio(scales[k], input[k], output[k]))
+        .collect();
     let op = Op {
         direction: Direction::Backward,
         exact: true,
@@ -392,15 +558,41 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = exact_backward(4, gradOutput, outputSize, inputSize, &[scalesH, scalesW], out, workspaceSize, executor);
-        deliver("aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize", r, workspaceSize, executor)
+        let r = exact_backward(
+            4,
+            gradOutput,
+            outputSize,
+            inputSize,
+            &[scalesH, scalesW],
+            out,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackward(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearestExact2dBackward", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearestExact2dBackward",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 /// Phase 1 of the nearest-exact 1-D backward (f32, f16, bf16). `inputSize` = [N, C, L].
@@ -415,13 +607,39 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = exact_backward(3, gradOutput, outputSize, inputSize, &[scales], out, workspaceSize, executor);
-        deliver("aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize", r, workspaceSize, executor)
+        let r = exact_backward(
+            3,
+            gradOutput,
+            outputSize,
+            inputSize,
+            &[scales],
+            out,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackward(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearestExact1dBackward", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearestExact1dBackward",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }

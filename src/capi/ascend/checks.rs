@@ -18,11 +18,17 @@ pub(crate) struct Fail {
 pub(crate) type Res<T> = Result<T, Fail>;
 
 pub(crate) fn invalid(msg: impl Into<String>) -> Fail {
-    Fail { code: ACLNN_ERR_PARAM_INVALID, msg: msg.into() }
+    Fail {
+        code: ACLNN_ERR_PARAM_INVALID,
+        msg: msg.into(),
+    }
 }
 
 pub(crate) fn nullptr(msg: impl Into<String>) -> Fail {
-    Fail { code: ACLNN_ERR_PARAM_NULLPTR, msg: msg.into() }
+    Fail {
+        code: ACLNN_ERR_PARAM_NULLPTR,
+        msg: msg.into(),
+    }
 }
 
 thread_local! {
@@ -100,7 +106,10 @@ impl aclTensor {
         if self.rank() == n {
             Ok(())
         } else {
-            Err(invalid(format!("{what} must have rank {n}, has {}", self.rank())))
+            Err(invalid(format!(
+                "{what} must have rank {n}, has {}",
+                self.rank()
+            )))
         }
     }
 }
@@ -112,17 +121,22 @@ impl aclIntArray {
 
     /// Element `i`; 161002 where the original would read past the end.
     pub(crate) fn at(&self, i: usize, what: &str) -> Res<i64> {
-        self.values
-            .get(i)
-            .copied()
-            .ok_or_else(|| invalid(format!("{what} has {} elements, element {i} is read", self.len())))
+        self.values.get(i).copied().ok_or_else(|| {
+            invalid(format!(
+                "{what} has {} elements, element {i} is read",
+                self.len()
+            ))
+        })
     }
 
     pub(crate) fn need_len(&self, n: usize, what: &str) -> Res<()> {
         if self.len() == n {
             Ok(())
         } else {
-            Err(invalid(format!("{what} must have {n} elements, has {}", self.len())))
+            Err(invalid(format!(
+                "{what} must have {n} elements, has {}",
+                self.len()
+            )))
         }
     }
 }
@@ -134,12 +148,23 @@ pub(crate) const F64: aclDataType = ACL_DOUBLE;
 pub(crate) const U8: aclDataType = ACL_UINT8;
 
 /// `OP_CHECK_DTYPE_NOT_SUPPORT` then `OP_CHECK_DTYPE_NOT_MATCH`.
-pub(crate) fn dtypes(t: &aclTensor, list: &[aclDataType], other: &aclTensor, what: (&str, &str)) -> Res<()> {
+pub(crate) fn dtypes(
+    t: &aclTensor,
+    list: &[aclDataType],
+    other: &aclTensor,
+    what: (&str, &str),
+) -> Res<()> {
     if !list.contains(&t.dtype) {
-        return Err(invalid(format!("{} dtype {} is not supported (supported: {list:?})", what.0, t.dtype)));
+        return Err(invalid(format!(
+            "{} dtype {} is not supported (supported: {list:?})",
+            what.0, t.dtype
+        )));
     }
     if other.dtype != t.dtype {
-        return Err(invalid(format!("{} dtype {} differs from {} dtype {}", what.1, other.dtype, what.0, t.dtype)));
+        return Err(invalid(format!(
+            "{} dtype {} differs from {} dtype {}",
+            what.1, other.dtype, what.0, t.dtype
+        )));
     }
     Ok(())
 }

@@ -79,7 +79,12 @@ fn check_shape(t: &aclTensor, cl: bool, expect: &[i64], what: &str) -> Res<()> {
     for (l, &d) in p.iter().enumerate() {
         phys[d] = expect[l];
     }
-    ensure(t.view == phys, || format!("{what} shape {:?} differs from the expected {phys:?}", t.view))
+    ensure(t.view == phys, || {
+        format!(
+            "{what} shape {:?} differs from the expected {phys:?}",
+            t.view
+        )
+    })
 }
 
 /// Builds the core layout of `t` (logical order) and checks that the view lies inside the
@@ -87,7 +92,9 @@ fn check_shape(t: &aclTensor, cl: bool, expect: &[i64], what: &str) -> Res<()> {
 fn layout(t: &aclTensor, cl: bool, what: &str) -> Res<(Layout, usize)> {
     let dt = core_dtype(t.dtype)?;
     let r = t.rank();
-    ensure(t.strides.len() == r, || format!("{what} has {} strides for rank {r}", t.strides.len()))?;
+    ensure(t.strides.len() == r, || {
+        format!("{what} has {} strides for rank {r}", t.strides.len())
+    })?;
     let p = perm(r, cl);
     let mut dims = Vec::with_capacity(r);
     let mut strides = Vec::with_capacity(r);
@@ -97,7 +104,9 @@ fn layout(t: &aclTensor, cl: bool, what: &str) -> Res<(Layout, usize)> {
     }
     let offset = to_usize(t.offset, &format!("{what} view offset"))?;
     let l = Layout::strided(dt, &dims, &strides, offset);
-    let span = l.span_bytes().ok_or_else(|| invalid(format!("{what} view overflows the address space")))?;
+    let span = l
+        .span_bytes()
+        .ok_or_else(|| invalid(format!("{what} view overflows the address space")))?;
     let mut storage_elems = 1usize;
     for &s in &t.storage {
         storage_elems = storage_elems
@@ -109,17 +118,25 @@ fn layout(t: &aclTensor, cl: bool, what: &str) -> Res<(Layout, usize)> {
         .filter(|&b| b <= isize::MAX as usize)
         .ok_or_else(|| invalid(format!("{what} storage size overflows")))?;
     ensure(span <= storage, || {
-        format!("{what} view (offset {}, dims {:?}, strides {:?}) reaches beyond its storage {:?}", t.offset, t.view, t.strides, t.storage)
+        format!(
+            "{what} view (offset {}, dims {:?}, strides {:?}) reaches beyond its storage {:?}",
+            t.offset, t.view, t.strides, t.storage
+        )
     })?;
     if span > 0 && t.data.is_null() {
-        return Err(super::checks::nullptr(format!("{what} has no data address")));
+        return Err(super::checks::nullptr(format!(
+            "{what} has no data address"
+        )));
     }
     Ok((l, span))
 }
 
 /// True when two distinct logical indices of `l` may share an address.
 fn self_overlapping(l: &Layout) -> bool {
-    let mut axes: Vec<(usize, usize)> = (0..l.rank()).filter(|&d| l.dims[d] > 1).map(|d| (l.strides[d], l.dims[d])).collect();
+    let mut axes: Vec<(usize, usize)> = (0..l.rank())
+        .filter(|&d| l.dims[d] > 1)
+        .map(|d| (l.strides[d], l.dims[d]))
+        .collect();
     axes.sort_unstable();
     let mut reach = 0usize;
     for (s, n) in axes {
@@ -137,7 +154,10 @@ fn self_overlapping(l: &Layout) -> bool {
 fn core_status(e: CoreError) -> Fail {
     match e {
         CoreError::Invalid(m) | CoreError::Unsupported(m) => invalid(m),
-        CoreError::OutOfMemory => Fail { code: ACLNN_ERR_INNER_CREATE_EXECUTOR, msg: "out of memory".into() },
+        CoreError::OutOfMemory => Fail {
+            code: ACLNN_ERR_INNER_CREATE_EXECUTOR,
+            msg: "out of memory".into(),
+        },
     }
 }
 
@@ -156,11 +176,18 @@ pub(crate) fn prepare(op: Op<'_>) -> Res<Job> {
     check_shape(op.dst, op.dst_cl, dst_dims, dname)?;
     let (src, src_len) = layout(op.src, op.src_cl, sname)?;
     let (dst, dst_len) = layout(op.dst, op.dst_cl, dname)?;
-    ensure(!self_overlapping(&dst), || format!("{dname} strides {:?} make elements overlap", op.dst.strides))?;
+    ensure(!self_overlapping(&dst), || {
+        format!("{dname} strides {:?} make elements overlap", op.dst.strides)
+    })?;
     let mut axes = vec![AxisRule::Identity, AxisRule::Identity];
     for &ratio in op.ratios.iter().take(spatial) {
-        ensure(ratio.is_finite() && ratio >= 0.0, || format!("the scale gives a non-finite ratio {ratio}"))?;
-        axes.push(AxisRule::Floor { ratio, exact: op.exact });
+        ensure(ratio.is_finite() && ratio >= 0.0, || {
+            format!("the scale gives a non-finite ratio {ratio}")
+        })?;
+        axes.push(AxisRule::Floor {
+            ratio,
+            exact: op.exact,
+        });
     }
     let problem = Problem {
         alg: Algorithm::Nearest,
@@ -184,14 +211,23 @@ pub(crate) fn prepare(op: Op<'_>) -> Res<Job> {
 /// Ends phase 1: reports a failure, or checks the output pointers (for APIs without
 /// `OP_CHECK_COMM_INPUT` this is where the original first writes them) and hands out a new
 /// executor with workspace size 0.
-pub(crate) unsafe fn deliver(api: &'static str, r: Res<Option<Job>>, ws: *mut u64, exec: *mut *mut aclOpExecutor) -> aclnnStatus {
+pub(crate) unsafe fn deliver(
+    api: &'static str,
+    r: Res<Option<Job>>,
+    ws: *mut u64,
+    exec: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
     let r = r.and_then(|job| {
         super::checks::comm_input(ws, exec)?;
         Ok(job)
     });
     match r {
         Ok(job) => {
-            let e = Box::into_raw(Box::new(aclOpExecutor { api, job, repeatable: false }));
+            let e = Box::into_raw(Box::new(aclOpExecutor {
+                api,
+                job,
+                repeatable: false,
+            }));
             with_live(|s| s.insert(e as usize));
             *ws = 0;
             *exec = e;
@@ -224,14 +260,23 @@ impl Job {
             let copy = std::slice::from_raw_parts(self.src, self.src_len).to_vec();
             self.plan.execute(&copy, dst, &[])
         } else {
-            let src: &[u8] = if self.src_len == 0 { &[] } else { std::slice::from_raw_parts(self.src, self.src_len) };
+            let src: &[u8] = if self.src_len == 0 {
+                &[]
+            } else {
+                std::slice::from_raw_parts(self.src, self.src_len)
+            };
             self.plan.execute(src, dst, &[])
         }
     }
 }
 
 /// Phase 2 of every operator: runs the executor and frees it (unless made repeatable).
-pub(crate) unsafe fn run(api: &'static str, workspace: *mut c_void, ws_size: u64, executor: *mut aclOpExecutor) -> aclnnStatus {
+pub(crate) unsafe fn run(
+    api: &'static str,
+    workspace: *mut c_void,
+    ws_size: u64,
+    executor: *mut aclOpExecutor,
+) -> aclnnStatus {
     let fail = |code: aclnnStatus, msg: String| {
         report(api, &Fail { code, msg });
         code
@@ -240,14 +285,20 @@ pub(crate) unsafe fn run(api: &'static str, workspace: *mut c_void, ws_size: u64
         return fail(ACLNN_ERR_PARAM_NULLPTR, "executor is NULL".into());
     }
     if !with_live(|s| s.contains(&(executor as usize))) {
-        return fail(ACLNN_ERR_PARAM_INVALID, "executor is not live (already run or destroyed)".into());
+        return fail(
+            ACLNN_ERR_PARAM_INVALID,
+            "executor is not live (already run or destroyed)".into(),
+        );
     }
     let e = &*executor;
     if ws_size > 0 && workspace.is_null() {
         if !e.repeatable {
             free_executor(executor);
         }
-        return fail(ACLNN_ERR_PARAM_NULLPTR, format!("workspace is NULL but workspaceSize is {ws_size}"));
+        return fail(
+            ACLNN_ERR_PARAM_NULLPTR,
+            format!("workspace is NULL but workspaceSize is {ws_size}"),
+        );
     }
     let r = match &e.job {
         Some(j) => j.execute(),
@@ -259,13 +310,18 @@ pub(crate) unsafe fn run(api: &'static str, workspace: *mut c_void, ws_size: u64
     }
     match r {
         Ok(()) => ACLNN_SUCCESS,
-        Err(err) => fail(ACLNN_ERR_RUNTIME_ERROR, format!("executor from {made_by}: {err}")),
+        Err(err) => fail(
+            ACLNN_ERR_RUNTIME_ERROR,
+            format!("executor from {made_by}: {err}"),
+        ),
     }
 }
 
 /// Keeps the executor alive after runs; free it with `aclDestroyAclOpExecutor`.
 #[no_mangle]
-pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus {
+pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(
+    executor: *mut aclOpExecutor,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
             return ACLNN_ERR_PARAM_NULLPTR;
@@ -287,7 +343,13 @@ pub unsafe extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -
 }
 
 /// Rebinds input `index` (0: self / gradOut) of an executor to `addr` (same storage shape).
-unsafe fn set_addr(executor: *mut aclOpExecutor, output: bool, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus {
+unsafe fn set_addr(
+    executor: *mut aclOpExecutor,
+    output: bool,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
     if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -312,14 +374,28 @@ unsafe fn set_addr(executor: *mut aclOpExecutor, output: bool, index: usize, ten
 
 /// Rebinds input `index` (only 0, self or gradOut) of a repeatable executor.
 #[no_mangle]
-pub unsafe extern "C" fn aclSetInputTensorAddr(executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { set_addr(executor, false, index, tensor, addr) })
+pub unsafe extern "C" fn aclSetInputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        set_addr(executor, false, index, tensor, addr)
+    })
 }
 
 /// Rebinds output `index` (only 0, out or gradInput) of a repeatable executor.
 #[no_mangle]
-pub unsafe extern "C" fn aclSetOutputTensorAddr(executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { set_addr(executor, true, index, tensor, addr) })
+pub unsafe extern "C" fn aclSetOutputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        set_addr(executor, true, index, tensor, addr)
+    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 #![allow(non_snake_case)]
 
 use super::checks::*;
-use super::executor::{deliver, prepare, run, aclOpExecutor, Job, Op};
+use super::executor::{aclOpExecutor, deliver, prepare, run, Job, Op};
 use super::meta::{aclIntArray, aclTensor};
 use super::types::*;
 use crate::core::Direction;
@@ -28,13 +28,19 @@ fn nonzero(v: i64, what: &str) -> Res<()> {
 
 /// `CheckNCDimValid(a, b)`: `a`'s format is NCHW or NHWC; N and C agree (C at dim 3 for NHWC).
 fn nc_dims_valid(a: &aclTensor, b: &aclTensor, names: (&str, &str)) -> Res<()> {
-    ensure(a.format == ACL_FORMAT_NCHW || a.format == ACL_FORMAT_NHWC, || {
-        format!("{} format {} must be NCHW or NHWC", names.0, a.format)
-    })?;
+    ensure(
+        a.format == ACL_FORMAT_NCHW || a.format == ACL_FORMAT_NHWC,
+        || format!("{} format {} must be NCHW or NHWC", names.0, a.format),
+    )?;
     let ci = if a.format == ACL_FORMAT_NHWC { 3 } else { 1 };
     let (an, bn) = (a.dim(0, names.0)?, b.dim(0, names.1)?);
     let (ac, bc) = (a.dim(ci, names.0)?, b.dim(ci, names.1)?);
-    ensure(an == bn && ac == bc, || format!("N/C of {} ({an}, {ac}) and {} ({bn}, {bc}) differ", names.0, names.1))
+    ensure(an == bn && ac == bc, || {
+        format!(
+            "N/C of {} ({an}, {ac}) and {} ({bn}, {bc}) differ",
+            names.0, names.1
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -53,7 +59,11 @@ unsafe fn nearest3d(
     let s = tensor(self_, "self")?;
     let o = tensor(out, "out")?;
     let os = int_array(output_size, "outputSize")?;
-    let list: &[aclDataType] = if exact { &AICORE } else { &[F32, F16, F64, BF16] };
+    let list: &[aclDataType] = if exact {
+        &AICORE
+    } else {
+        &[F32, F16, F64, BF16]
+    };
     dtypes(s, list, o, ("self", "out"))?;
     let cl = s.format == ACL_FORMAT_NDHWC;
     let (ci, sp) = if cl { (4, [1, 2, 3]) } else { (1, [2, 3, 4]) };
@@ -94,12 +104,20 @@ unsafe fn nearest3d(
     } else {
         vec![n, c, output[0], output[1], output[2]]
     };
-    ensure(o.view == expect, || format!("out shape {:?} differs from {expect:?}", o.view))?;
+    ensure(o.view == expect, || {
+        format!("out shape {:?} differs from {expect:?}", o.view)
+    })?;
     if s.is_empty() {
         return Ok(None);
     }
     let ratios = (0..3)
-        .map(|k| if all_scales { scale_ratio(scales[k]) } else { size_ratio(input[k], output[k]) })
+        .map(|k| {
+            if all_scales {
+                scale_ratio(scales[k])
+            } else {
+                size_ratio(input[k], output[k])
+            }
+        })
         .collect();
     let op = Op {
         direction: Direction::Forward,
@@ -131,16 +149,36 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = nearest3d(false, self_, outputSize, [scalesD, scalesH, scalesW], out, workspaceSize, executor);
-        deliver("aclnnUpsampleNearest3dGetWorkspaceSize", r, workspaceSize, executor)
+        let r = nearest3d(
+            false,
+            self_,
+            outputSize,
+            [scalesD, scalesH, scalesW],
+            out,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearest3dGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 /// Phase 2 of nearest 3-D upsampling: runs and frees the executor (the stream is ignored).
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest3d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest3d(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest3d", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run("aclnnUpsampleNearest3d", workspace, workspaceSize, executor)
+    })
 }
 
 /// Phase 1 of nearest-exact 3-D upsampling (f32, f16, bf16). The scales are used only when
@@ -157,22 +195,52 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = nearest3d(true, self_, outputSize, [scalesD, scalesH, scalesW], out, workspaceSize, executor);
-        deliver("aclnnUpsampleNearestExact3dGetWorkspaceSize", r, workspaceSize, executor)
+        let r = nearest3d(
+            true,
+            self_,
+            outputSize,
+            [scalesD, scalesH, scalesW],
+            out,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearestExact3dGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearestExact3d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearestExact3d(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearestExact3d", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearestExact3d",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
 // 1d and 1dV2 (§6.3, §6.5)
 
 /// `scale`: `Some` for 1dV2 (its float scaleL), `None` for 1d.
-unsafe fn nearest1d(self_: *const aclTensor, output_size: *const aclIntArray, scale: Option<f32>, out: *mut aclTensor) -> Res<Option<Job>> {
+unsafe fn nearest1d(
+    self_: *const aclTensor,
+    output_size: *const aclIntArray,
+    scale: Option<f32>,
+    out: *mut aclTensor,
+) -> Res<Option<Job>> {
     let s = tensor(self_, "self")?;
     let os = int_array(output_size, "outputSize")?;
     let o = tensor(out, "out")?;
@@ -184,11 +252,20 @@ unsafe fn nearest1d(self_: *const aclTensor, output_size: *const aclIntArray, sc
     let ol = os.at(0, "outputSize")?;
     if scale.is_some() {
         let got = o.dim(2, "out")?;
-        ensure(ol == got, || format!("outputSize[0] = {ol} differs from out L = {got}"))?;
+        ensure(ol == got, || {
+            format!("outputSize[0] = {ol} differs from out L = {got}")
+        })?;
     }
     nonzero(ol, "outputSize[0]")?;
-    ensure(s.format == o.format, || format!("self format {} differs from out format {}", s.format, o.format))?;
-    ensure(s.format == ACL_FORMAT_NCL, || format!("format {} must be NCL", s.format))?;
+    ensure(s.format == o.format, || {
+        format!(
+            "self format {} differs from out format {}",
+            s.format, o.format
+        )
+    })?;
+    ensure(s.format == ACL_FORMAT_NCL, || {
+        format!("format {} must be NCL", s.format)
+    })?;
     if s.is_empty() || o.is_empty() {
         return Ok(None);
     }
@@ -224,14 +301,26 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dGetWorkspaceSize(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         let r = nearest1d(self_, outputSize, None, out);
-        deliver("aclnnUpsampleNearest1dGetWorkspaceSize", r, workspaceSize, executor)
+        deliver(
+            "aclnnUpsampleNearest1dGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest1d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest1d(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest1d", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run("aclnnUpsampleNearest1d", workspace, workspaceSize, executor)
+    })
 }
 
 /// Phase 1 of nearest 1-D upsampling with a float scale (used when > 0, for f32/f16/bf16).
@@ -246,14 +335,31 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dV2GetWorkspaceSize(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         let r = nearest1d(self_, outputSize, Some(scaleL), out);
-        deliver("aclnnUpsampleNearest1dV2GetWorkspaceSize", r, workspaceSize, executor)
+        deliver(
+            "aclnnUpsampleNearest1dV2GetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest1dV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest1dV2(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest1dV2", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearest1dV2",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -280,20 +386,35 @@ fn out_hw_2d(o: &aclTensor, os: &aclIntArray) -> Res<()> {
     };
     let (oh, ow) = (o.dim(h, "out")?, o.dim(w, "out")?);
     let (eh, ew) = (os.at(0, "outputSize")?, os.at(1, "outputSize")?);
-    ensure(oh == eh && ow == ew, || format!("out H/W ({oh}, {ow}) differ from outputSize ({eh}, {ew})"))
+    ensure(oh == eh && ow == ew, || {
+        format!("out H/W ({oh}, {ow}) differ from outputSize ({eh}, {ew})")
+    })
 }
 
 /// Logical N, C, [H, W] of a 4-D tensor in `cl` (NHWC) or channels-first order.
 fn nchw(t: &aclTensor, cl: bool, what: &str) -> Res<(i64, i64, [i64; 2])> {
     if cl {
-        Ok((t.dim(0, what)?, t.dim(3, what)?, [t.dim(1, what)?, t.dim(2, what)?]))
+        Ok((
+            t.dim(0, what)?,
+            t.dim(3, what)?,
+            [t.dim(1, what)?, t.dim(2, what)?],
+        ))
     } else {
-        Ok((t.dim(0, what)?, t.dim(1, what)?, [t.dim(2, what)?, t.dim(3, what)?]))
+        Ok((
+            t.dim(0, what)?,
+            t.dim(1, what)?,
+            [t.dim(2, what)?, t.dim(3, what)?],
+        ))
     }
 }
 
 /// `v2`: `Some((scalesH, scalesW))` for 2dV2, `None` for 2d.
-unsafe fn nearest2d(self_: *const aclTensor, output_size: *const aclIntArray, v2: Option<(f32, f32)>, out: *mut aclTensor) -> Res<Option<Job>> {
+unsafe fn nearest2d(
+    self_: *const aclTensor,
+    output_size: *const aclIntArray,
+    v2: Option<(f32, f32)>,
+    out: *mut aclTensor,
+) -> Res<Option<Job>> {
     let s = tensor(self_, "self")?;
     let (o, os) = if v2.is_some() {
         let o = tensor(out, "out")?;
@@ -311,11 +432,22 @@ unsafe fn nearest2d(self_: *const aclTensor, output_size: *const aclIntArray, v2
         let o = tensor(out, "out")?;
         dtypes(s, &[F16, F32, F64, U8, BF16], o, ("self", "out"))?;
         shape_2d(s, os)?;
-        ensure(s.format == ACL_FORMAT_NCHW || s.format == ACL_FORMAT_NHWC, || format!("self format {} must be NCHW or NHWC", s.format))?;
-        ensure(s.format == o.format, || format!("self format {} differs from out format {}", s.format, o.format))?;
+        ensure(
+            s.format == ACL_FORMAT_NCHW || s.format == ACL_FORMAT_NHWC,
+            || format!("self format {} must be NCHW or NHWC", s.format),
+        )?;
+        ensure(s.format == o.format, || {
+            format!(
+                "self format {} differs from out format {}",
+                s.format, o.format
+            )
+        })?;
         nc_dims_valid(s, o, ("self", "out"))?;
         out_hw_2d(o, os)?;
-        ensure(s.view.iter().chain(&o.view).all(|&d| d <= INT32_MAX), || "a dim exceeds INT32_MAX".into())?;
+        ensure(
+            s.view.iter().chain(&o.view).all(|&d| d <= INT32_MAX),
+            || "a dim exceeds INT32_MAX".into(),
+        )?;
         if s.is_empty() {
             return Ok(None);
         }
@@ -370,14 +502,26 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dGetWorkspaceSize(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         let r = nearest2d(self_, outputSize, None, out);
-        deliver("aclnnUpsampleNearest2dGetWorkspaceSize", r, workspaceSize, executor)
+        deliver(
+            "aclnnUpsampleNearest2dGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest2d(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest2d", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run("aclnnUpsampleNearest2d", workspace, workspaceSize, executor)
+    })
 }
 
 /// Phase 1 of nearest 2-D upsampling with float scales: used only when both are > 0 (for
@@ -395,14 +539,31 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dV2GetWorkspaceSize(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         let r = nearest2d(self_, outputSize, Some((scalesH, scalesW)), out);
-        deliver("aclnnUpsampleNearest2dV2GetWorkspaceSize", r, workspaceSize, executor)
+        deliver(
+            "aclnnUpsampleNearest2dV2GetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearest2dV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearest2dV2(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearest2dV2", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearest2dV2",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -473,14 +634,31 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dGetWorkspaceSize(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         let r = exact1d(self_, outputSize, scales, out, workspaceSize, executor);
-        deliver("aclnnUpsampleNearestExact1dGetWorkspaceSize", r, workspaceSize, executor)
+        deliver(
+            "aclnnUpsampleNearestExact1dGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearestExact1d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearestExact1d(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearestExact1d", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearestExact1d",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }
 
 unsafe fn exact2d(
@@ -504,14 +682,31 @@ unsafe fn exact2d(
     let cl = s.format == ACL_FORMAT_NHWC;
     let (n, c, input) = nchw(s, cl, "self")?;
     let output = [os.at(0, "outputSize")?, os.at(1, "outputSize")?];
-    for (v, what) in [(input[0], "self H"), (input[1], "self W"), (output[0], "outputSize[0]"), (output[1], "outputSize[1]")] {
+    for (v, what) in [
+        (input[0], "self H"),
+        (input[1], "self W"),
+        (output[0], "outputSize[0]"),
+        (output[1], "outputSize[1]"),
+    ] {
         positive(v, what)?;
     }
     let (on, oc, _) = nchw(o, cl, "out")?;
-    ensure(n == on && c == oc, || format!("N/C of self ({n}, {c}) and out ({on}, {oc}) differ"))?;
-    ensure([ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_ND].contains(&s.format), || format!("self format {} must be NCHW, NHWC or ND", s.format))?;
-    ensure(s.format == o.format, || format!("self format {} differs from out format {}", s.format, o.format))?;
-    let ratios = (0..2).map(|k| exact_ratio(scales[k], input[k], output[k], true)).collect();
+    ensure(n == on && c == oc, || {
+        format!("N/C of self ({n}, {c}) and out ({on}, {oc}) differ")
+    })?;
+    ensure(
+        [ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_ND].contains(&s.format),
+        || format!("self format {} must be NCHW, NHWC or ND", s.format),
+    )?;
+    ensure(s.format == o.format, || {
+        format!(
+            "self format {} differs from out format {}",
+            s.format, o.format
+        )
+    })?;
+    let ratios = (0..2)
+        .map(|k| exact_ratio(scales[k], input[k], output[k], true))
+        .collect();
     let op = Op {
         direction: Direction::Forward,
         exact: true,
@@ -540,13 +735,37 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = exact2d(self_, outputSize, [scalesH, scalesW], out, workspaceSize, executor);
-        deliver("aclnnUpsampleNearestExact2dGetWorkspaceSize", r, workspaceSize, executor)
+        let r = exact2d(
+            self_,
+            outputSize,
+            [scalesH, scalesW],
+            out,
+            workspaceSize,
+            executor,
+        );
+        deliver(
+            "aclnnUpsampleNearestExact2dGetWorkspaceSize",
+            r,
+            workspaceSize,
+            executor,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclnnUpsampleNearestExact2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus {
+pub unsafe extern "C" fn aclnnUpsampleNearestExact2d(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, { run("aclnnUpsampleNearestExact2d", workspace, workspaceSize, executor) })
+    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+        run(
+            "aclnnUpsampleNearestExact2d",
+            workspace,
+            workspaceSize,
+            executor,
+        )
+    })
 }

@@ -62,7 +62,8 @@ pub(crate) unsafe fn copy_array<T: Copy>(p: *const T, n: u64) -> Option<Vec<T>> 
         return None;
     }
     let n = usize::try_from(n).ok()?;
-    n.checked_mul(std::mem::size_of::<T>()).filter(|&b| b <= isize::MAX as usize)?;
+    n.checked_mul(std::mem::size_of::<T>())
+        .filter(|&b| b <= isize::MAX as usize)?;
     let mut v = Vec::new();
     v.try_reserve_exact(n).ok()?;
     v.extend_from_slice(std::slice::from_raw_parts(p, n));
@@ -92,9 +93,21 @@ unsafe fn make_tensor(
     data: *mut c_void,
 ) -> Option<aclTensor> {
     let view = copy_array(view_dims, view_num)?;
-    let strides = if stride.is_null() { contiguous_strides(&view) } else { copy_array(stride, view_num)? };
+    let strides = if stride.is_null() {
+        contiguous_strides(&view)
+    } else {
+        copy_array(stride, view_num)?
+    };
     let storage = copy_array(storage_dims, storage_num)?;
-    Some(aclTensor { view, strides, offset, dtype: data_type, format, storage, data })
+    Some(aclTensor {
+        view,
+        strides,
+        offset,
+        dtype: data_type,
+        format,
+        storage,
+        data,
+    })
 }
 
 /// Creates a tensor. `stride` (NULL = contiguous) has `viewDimsNum` entries in elements;
@@ -113,7 +126,17 @@ pub unsafe extern "C" fn aclCreateTensor(
     tensorData: *mut c_void,
 ) -> *mut aclTensor {
     ffi_guard!(std::ptr::null_mut(), {
-        match make_tensor(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum, tensorData) {
+        match make_tensor(
+            viewDims,
+            viewDimsNum,
+            dataType,
+            stride,
+            offset,
+            format,
+            storageDims,
+            storageDimsNum,
+            tensorData,
+        ) {
             Some(t) => Box::into_raw(Box::new(t)),
             None => std::ptr::null_mut(),
         }
@@ -136,7 +159,17 @@ pub unsafe extern "C" fn aclInitTensor(
 ) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor);
-        match make_tensor(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum, tensorDataAddr) {
+        match make_tensor(
+            viewDims,
+            viewDimsNum,
+            dataType,
+            stride,
+            offset,
+            format,
+            storageDims,
+            storageDimsNum,
+            tensorDataAddr,
+        ) {
             Some(t) => {
                 *tensor = t;
                 ACLNN_SUCCESS
@@ -205,7 +238,9 @@ pub unsafe extern "C" fn aclCreateBoolArray(value: *const bool, size: u64) -> *m
     ffi_guard!(std::ptr::null_mut(), {
         // Read bytes, not `bool`s: a C byte other than 0/1 must not be an invalid Rust bool.
         match copy_array(value as *const u8, size) {
-            Some(bytes) => Box::into_raw(Box::new(aclBoolArray { values: bytes.iter().map(|&b| b != 0).collect() })),
+            Some(bytes) => Box::into_raw(Box::new(aclBoolArray {
+                values: bytes.iter().map(|&b| b != 0).collect(),
+            })),
             None => std::ptr::null_mut(),
         }
     })
@@ -224,14 +259,20 @@ pub unsafe extern "C" fn aclDestroyBoolArray(array: *const aclBoolArray) -> acln
 /// Creates a scalar by copying one element of `dataType` from `value`; NULL for a NULL
 /// `value` or a dtype without a byte size.
 #[no_mangle]
-pub unsafe extern "C" fn aclCreateScalar(value: *mut c_void, dataType: aclDataType) -> *mut aclScalar {
+pub unsafe extern "C" fn aclCreateScalar(
+    value: *mut c_void,
+    dataType: aclDataType,
+) -> *mut aclScalar {
     ffi_guard!(std::ptr::null_mut(), {
         let n = dtype_size(dataType);
         if value.is_null() || n == 0 {
             return std::ptr::null_mut();
         }
         let bytes = std::slice::from_raw_parts(value as *const u8, n).to_vec();
-        Box::into_raw(Box::new(aclScalar { dtype: dataType, bytes }))
+        Box::into_raw(Box::new(aclScalar {
+            dtype: dataType,
+            bytes,
+        }))
     })
 }
 
@@ -247,10 +288,15 @@ pub unsafe extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStat
 
 /// Creates a tensor list holding the given tensors (which it then owns).
 #[no_mangle]
-pub unsafe extern "C" fn aclCreateTensorList(value: *const *const aclTensor, size: u64) -> *mut aclTensorList {
+pub unsafe extern "C" fn aclCreateTensorList(
+    value: *const *const aclTensor,
+    size: u64,
+) -> *mut aclTensorList {
     ffi_guard!(std::ptr::null_mut(), {
         match copy_array(value, size) {
-            Some(v) => Box::into_raw(Box::new(aclTensorList { tensors: v.into_iter().map(|p| p as *mut aclTensor).collect() })),
+            Some(v) => Box::into_raw(Box::new(aclTensorList {
+                tensors: v.into_iter().map(|p| p as *mut aclTensor).collect(),
+            })),
             None => std::ptr::null_mut(),
         }
     })
@@ -274,10 +320,15 @@ pub unsafe extern "C" fn aclDestroyTensorList(array: *const aclTensorList) -> ac
 
 /// Creates a scalar list holding the given scalars (which it then owns).
 #[no_mangle]
-pub unsafe extern "C" fn aclCreateScalarList(value: *const *const aclScalar, size: u64) -> *mut aclScalarList {
+pub unsafe extern "C" fn aclCreateScalarList(
+    value: *const *const aclScalar,
+    size: u64,
+) -> *mut aclScalarList {
     ffi_guard!(std::ptr::null_mut(), {
         match copy_array(value, size) {
-            Some(v) => Box::into_raw(Box::new(aclScalarList { scalars: v.into_iter().map(|p| p as *mut aclScalar).collect() })),
+            Some(v) => Box::into_raw(Box::new(aclScalarList {
+                scalars: v.into_iter().map(|p| p as *mut aclScalar).collect(),
+            })),
             None => std::ptr::null_mut(),
         }
     })
@@ -317,7 +368,11 @@ unsafe fn export_i64s(v: &[i64], out: *mut *mut i64, num: *mut u64) -> bool {
 
 /// Writes a newly allocated copy of the view dims (free it with `free`/`delete[]`).
 #[no_mangle]
-pub unsafe extern "C" fn aclGetViewShape(tensor: *const aclTensor, viewDims: *mut *mut i64, viewDimsNum: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetViewShape(
+    tensor: *const aclTensor,
+    viewDims: *mut *mut i64,
+    viewDimsNum: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, viewDims, viewDimsNum);
         if export_i64s(&(*tensor).view, viewDims, viewDimsNum) {
@@ -330,7 +385,11 @@ pub unsafe extern "C" fn aclGetViewShape(tensor: *const aclTensor, viewDims: *mu
 
 /// Writes a newly allocated copy of the storage dims.
 #[no_mangle]
-pub unsafe extern "C" fn aclGetStorageShape(tensor: *const aclTensor, storageDims: *mut *mut i64, storageDimsNum: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetStorageShape(
+    tensor: *const aclTensor,
+    storageDims: *mut *mut i64,
+    storageDimsNum: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, storageDims, storageDimsNum);
         if export_i64s(&(*tensor).storage, storageDims, storageDimsNum) {
@@ -343,7 +402,11 @@ pub unsafe extern "C" fn aclGetStorageShape(tensor: *const aclTensor, storageDim
 
 /// Writes a newly allocated copy of the view strides (elements).
 #[no_mangle]
-pub unsafe extern "C" fn aclGetViewStrides(tensor: *const aclTensor, stridesValue: *mut *mut i64, stridesNum: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetViewStrides(
+    tensor: *const aclTensor,
+    stridesValue: *mut *mut i64,
+    stridesNum: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, stridesValue, stridesNum);
         if export_i64s(&(*tensor).strides, stridesValue, stridesNum) {
@@ -355,7 +418,10 @@ pub unsafe extern "C" fn aclGetViewStrides(tensor: *const aclTensor, stridesValu
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetViewOffset(tensor: *const aclTensor, offset: *mut i64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetViewOffset(
+    tensor: *const aclTensor,
+    offset: *mut i64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, offset);
         *offset = (*tensor).offset;
@@ -364,7 +430,10 @@ pub unsafe extern "C" fn aclGetViewOffset(tensor: *const aclTensor, offset: *mut
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetFormat(tensor: *const aclTensor, format: *mut aclFormat) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetFormat(
+    tensor: *const aclTensor,
+    format: *mut aclFormat,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, format);
         *format = (*tensor).format;
@@ -373,7 +442,10 @@ pub unsafe extern "C" fn aclGetFormat(tensor: *const aclTensor, format: *mut acl
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetDataType(tensor: *const aclTensor, dataType: *mut aclDataType) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetDataType(
+    tensor: *const aclTensor,
+    dataType: *mut aclDataType,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, dataType);
         *dataType = (*tensor).dtype;
@@ -382,7 +454,10 @@ pub unsafe extern "C" fn aclGetDataType(tensor: *const aclTensor, dataType: *mut
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetIntArraySize(array: *const aclIntArray, size: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetIntArraySize(
+    array: *const aclIntArray,
+    size: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, array, size);
         *size = (*array).values.len() as u64;
@@ -391,7 +466,10 @@ pub unsafe extern "C" fn aclGetIntArraySize(array: *const aclIntArray, size: *mu
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetFloatArraySize(array: *const aclFloatArray, size: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetFloatArraySize(
+    array: *const aclFloatArray,
+    size: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, array, size);
         *size = (*array).values.len() as u64;
@@ -400,7 +478,10 @@ pub unsafe extern "C" fn aclGetFloatArraySize(array: *const aclFloatArray, size:
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetBoolArraySize(array: *const aclBoolArray, size: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetBoolArraySize(
+    array: *const aclBoolArray,
+    size: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, array, size);
         *size = (*array).values.len() as u64;
@@ -409,7 +490,10 @@ pub unsafe extern "C" fn aclGetBoolArraySize(array: *const aclBoolArray, size: *
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetTensorListSize(tensorList: *const aclTensorList, size: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetTensorListSize(
+    tensorList: *const aclTensorList,
+    size: *mut u64,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensorList, size);
         *size = (*tensorList).tensors.len() as u64;
@@ -419,7 +503,10 @@ pub unsafe extern "C" fn aclGetTensorListSize(tensorList: *const aclTensorList, 
 
 /// Replaces a tensor's storage base address.
 #[no_mangle]
-pub unsafe extern "C" fn aclSetRawTensorAddr(tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus {
+pub unsafe extern "C" fn aclSetRawTensorAddr(
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor);
         (*tensor).data = addr;
@@ -428,7 +515,10 @@ pub unsafe extern "C" fn aclSetRawTensorAddr(tensor: *mut aclTensor, addr: *mut 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn aclGetRawTensorAddr(tensor: *const aclTensor, addr: *mut *mut c_void) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetRawTensorAddr(
+    tensor: *const aclTensor,
+    addr: *mut *mut c_void,
+) -> aclnnStatus {
     ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, addr);
         *addr = (*tensor).data;

@@ -22,5 +22,7 @@ pub mod forward;
 pub mod runtime;
 
 pub use executor::aclOpExecutor;
-pub use meta::{aclBoolArray, aclFloatArray, aclIntArray, aclScalar, aclScalarList, aclTensor, aclTensorList};
+pub use meta::{
+    aclBoolArray, aclFloatArray, aclIntArray, aclScalar, aclScalarList, aclTensor, aclTensorList,
+};
 pub use types::*;

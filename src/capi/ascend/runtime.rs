@@ -43,7 +43,9 @@ unsafe fn host_alloc(ptr: *mut *mut c_void, size: usize) -> aclError {
     if size == 0 {
         return ACL_ERROR_INVALID_PARAM;
     }
-    let Some(layout) = alloc_layout(size) else { return ACL_ERROR_BAD_ALLOC };
+    let Some(layout) = alloc_layout(size) else {
+        return ACL_ERROR_BAD_ALLOC;
+    };
     let p = std::alloc::alloc(layout);
     if p.is_null() {
         return ACL_ERROR_BAD_ALLOC;
@@ -57,7 +59,10 @@ unsafe fn host_free(p: *mut c_void) -> aclError {
     null_check!(ACL_ERROR_INVALID_PARAM, p);
     match with_allocs(|m| m.remove(&(p as usize))) {
         Some(size) => {
-            std::alloc::dealloc(p as *mut u8, alloc_layout(size).expect("layout was valid at allocation"));
+            std::alloc::dealloc(
+                p as *mut u8,
+                alloc_layout(size).expect("layout was valid at allocation"),
+            );
             ACL_SUCCESS
         }
         None => ACL_ERROR_INVALID_PARAM,
@@ -200,7 +205,11 @@ pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError
 
 /// Allocates `size` bytes of host memory, aligned to 64 bytes (size 0 is invalid).
 #[no_mangle]
-pub unsafe extern "C" fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError {
+pub unsafe extern "C" fn aclrtMalloc(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
     let _ = policy;
     ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_alloc(devPtr, size) })
 }
@@ -221,7 +230,13 @@ pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_free(hostPtr) })
 }
 
-unsafe fn copy(dst: *mut c_void, dest_max: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKind) -> aclError {
+unsafe fn copy(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
     if !(ACL_MEMCPY_HOST_TO_HOST..=ACL_MEMCPY_INTER_DEVICE_TO_DEVICE).contains(&kind) {
         return ACL_ERROR_INVALID_PARAM;
     }
@@ -239,8 +254,16 @@ unsafe fn copy(dst: *mut c_void, dest_max: usize, src: *const c_void, count: usi
 /// Copies `count` bytes (`count <= destMax`, else `ACL_ERROR_INVALID_PARAM`). `kind` is
 /// advisory: all memory is host memory.
 #[no_mangle]
-pub unsafe extern "C" fn aclrtMemcpy(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKind) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { copy(dst, destMax, src, count, kind) })
+pub unsafe extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+        copy(dst, destMax, src, count, kind)
+    })
 }
 
 /// As `aclrtMemcpy` (the copy is done before returning).
@@ -263,7 +286,12 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
 
 /// Sets `count` bytes to `value` (`count <= maxCount`).
 #[no_mangle]
-pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
+pub unsafe extern "C" fn aclrtMemset(
+    devPtr: *mut c_void,
+    maxCount: usize,
+    value: i32,
+    count: usize,
+) -> aclError {
     ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
         if count > maxCount {
             return ACL_ERROR_INVALID_PARAM;
