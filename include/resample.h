@@ -191,6 +191,32 @@
 
 #define DNNL_RUNTIME_SYCL 512
 
+// A host array of bool values (copied at creation).
+typedef struct aclBoolArray aclBoolArray;
+
+// A host array of float values (copied at creation).
+typedef struct aclFloatArray aclFloatArray;
+
+// A host array of int64 values (copied at creation).
+typedef struct aclIntArray aclIntArray;
+
+// An operator prepared by a `…GetWorkspaceSize` call, consumed by the matching run call.
+typedef struct aclOpExecutor aclOpExecutor;
+
+// A scalar of some dtype (its bytes copied at creation).
+typedef struct aclScalar aclScalar;
+
+// A list of scalars; it owns them.
+typedef struct aclScalarList aclScalarList;
+
+// A tensor description: view dims, element strides, element offset, dtype, format,
+// storage dims and the storage base address. Nothing is validated at creation (as in
+// CANN); the operators check what they use.
+typedef struct aclTensor aclTensor;
+
+// A list of tensors; it owns them (destroying the list destroys the tensors).
+typedef struct aclTensorList aclTensorList;
+
 // An execution engine (always the CPU).
 typedef struct dnnl_engine dnnl_engine;
 
@@ -211,6 +237,35 @@ typedef struct dnnl_primitive_desc_iterator dnnl_primitive_desc_iterator;
 
 // An execution stream; execution is synchronous, so it only remembers its engine.
 typedef struct dnnl_stream dnnl_stream;
+
+// Status of every aclnn call (`int32_t`).
+typedef int32_t aclnnStatus;
+
+// Element type of a tensor (C enum `aclDataType`).
+typedef int32_t aclDataType;
+
+// Storage format of a tensor (C enum `aclFormat`).
+typedef int32_t aclFormat;
+
+// A stream handle. Work on this CPU implementation is synchronous; streams are bookkeeping.
+typedef void *aclrtStream;
+
+// Status of the acl runtime calls (`int`).
+typedef int32_t aclError;
+
+typedef void *aclrtContext;
+
+// Where the application runs (C enum `aclrtRunMode`).
+typedef int32_t aclrtRunMode;
+
+// Allocation policy of `aclrtMalloc` (C enum; ignored here).
+typedef int32_t aclrtMemMallocPolicy;
+
+// Direction of `aclrtMemcpy` (C enum; advisory here: all memory is host memory).
+typedef int32_t aclrtMemcpyKind;
+
+// IEEE half-precision bits.
+typedef uint16_t aclFloat16;
 
 // Status returned by every `dnnl_*` call (`dnnl_status_t`).
 typedef int dnnl_status_t;
@@ -388,6 +443,208 @@ typedef struct dnnl_exec_arg_t {
 
 // Stream flags (`dnnl_stream_flags_t`, 2.x numbering).
 typedef int dnnl_stream_flags_t;
+
+#define ACLNN_SUCCESS 0
+
+// A required pointer argument is NULL.
+#define ACLNN_ERR_PARAM_NULLPTR 161001
+
+// An argument is invalid (dtype, rank, shape, size, format).
+#define ACLNN_ERR_PARAM_INVALID 161002
+
+#define ACLNN_ERR_RUNTIME_ERROR 361001
+
+#define ACLNN_ERR_INNER 561000
+
+#define ACLNN_ERR_INNER_INFERSHAPE_ERROR 561001
+
+#define ACLNN_ERR_INNER_TILING_ERROR 561002
+
+#define ACLNN_ERR_INNER_FIND_KERNEL_ERROR 561003
+
+#define ACLNN_ERR_INNER_CREATE_EXECUTOR 561101
+
+#define ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR 561102
+
+#define ACLNN_ERR_INNER_NULLPTR 561103
+
+#define ACLNN_ERR_INNER_WRONG_ATTR_INFO_SIZE 561104
+
+#define ACLNN_ERR_INNER_KEY_CONFLICT 561105
+
+#define ACLNN_ERR_INNER_KEY_CONFILICT 561105
+
+#define ACLNN_ERR_INNER_INVALID_IMPL_MODE 561106
+
+#define ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID 561119
+
+#define ACL_DT_UNDEFINED -1
+
+#define ACL_FLOAT 0
+
+#define ACL_FLOAT16 1
+
+#define ACL_INT8 2
+
+#define ACL_INT32 3
+
+#define ACL_UINT8 4
+
+#define ACL_INT16 6
+
+#define ACL_UINT16 7
+
+#define ACL_UINT32 8
+
+#define ACL_INT64 9
+
+#define ACL_UINT64 10
+
+#define ACL_DOUBLE 11
+
+#define ACL_BOOL 12
+
+#define ACL_STRING 13
+
+#define ACL_COMPLEX64 16
+
+#define ACL_COMPLEX128 17
+
+#define ACL_BF16 27
+
+#define ACL_INT4 29
+
+#define ACL_UINT1 30
+
+#define ACL_COMPLEX32 33
+
+#define ACL_HIFLOAT8 34
+
+#define ACL_FLOAT8_E5M2 35
+
+#define ACL_FLOAT8_E4M3FN 36
+
+#define ACL_FLOAT8_E8M0 37
+
+#define ACL_FLOAT6_E3M2 38
+
+#define ACL_FLOAT6_E2M3 39
+
+#define ACL_FLOAT4_E2M1 40
+
+#define ACL_FLOAT4_E1M2 41
+
+#define ACL_HIFLOAT4 42
+
+#define ACL_FORMAT_UNDEFINED -1
+
+#define ACL_FORMAT_NCHW 0
+
+#define ACL_FORMAT_NHWC 1
+
+#define ACL_FORMAT_ND 2
+
+#define ACL_FORMAT_NC1HWC0 3
+
+#define ACL_FORMAT_FRACTAL_Z 4
+
+#define ACL_FORMAT_NC1HWC0_C04 12
+
+#define ACL_FORMAT_HWCN 16
+
+#define ACL_FORMAT_NDHWC 27
+
+#define ACL_FORMAT_FRACTAL_NZ 29
+
+#define ACL_FORMAT_NCDHW 30
+
+#define ACL_FORMAT_NDC1HWC0 32
+
+#define ACL_FRACTAL_Z_3D 33
+
+#define ACL_FORMAT_NC 35
+
+#define ACL_FORMAT_NCL 47
+
+#define ACL_FORMAT_FRACTAL_NZ_C0_16 50
+
+#define ACL_FORMAT_FRACTAL_NZ_C0_32 51
+
+#define ACL_FORMAT_FRACTAL_NZ_C0_2 52
+
+#define ACL_FORMAT_FRACTAL_NZ_C0_4 53
+
+#define ACL_FORMAT_FRACTAL_NZ_C0_8 54
+
+#define ACL_SUCCESS 0
+
+#define ACL_ERROR_NONE 0
+
+#define ACL_ERROR_INVALID_PARAM 100000
+
+#define ACL_ERROR_UNINITIALIZE 100001
+
+#define ACL_ERROR_REPEAT_INITIALIZE 100002
+
+#define ACL_ERROR_BAD_ALLOC 200000
+
+#define ACL_ERROR_INVALID_DEVICE 200002
+
+#define ACL_ERROR_INTERNAL_ERROR 500000
+
+#define ACL_ERROR_FAILURE 500001
+
+#define ACL_ERROR_RT_FAILURE 500003
+
+#define ACL_ERROR_RT_PARAM_INVALID 107000
+
+#define ACL_ERROR_RT_INVALID_DEVICEID 107001
+
+#define ACL_ERROR_RT_CONTEXT_NULL 107002
+
+#define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
+
+#define ACL_MEMCPY_HOST_TO_HOST 0
+
+#define ACL_MEMCPY_HOST_TO_DEVICE 1
+
+#define ACL_MEMCPY_DEVICE_TO_HOST 2
+
+#define ACL_MEMCPY_DEVICE_TO_DEVICE 3
+
+#define ACL_MEMCPY_DEFAULT 4
+
+#define ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE 5
+
+#define ACL_MEMCPY_INNER_DEVICE_TO_DEVICE 6
+
+#define ACL_MEMCPY_INTER_DEVICE_TO_DEVICE 7
+
+#define ACL_MEM_MALLOC_HUGE_FIRST 0
+
+#define ACL_MEM_MALLOC_HUGE_ONLY 1
+
+#define ACL_MEM_MALLOC_NORMAL_ONLY 2
+
+#define ACL_MEM_MALLOC_HUGE_FIRST_P2P 3
+
+#define ACL_MEM_MALLOC_HUGE_ONLY_P2P 4
+
+#define ACL_MEM_MALLOC_NORMAL_ONLY_P2P 5
+
+#define ACL_MEM_MALLOC_HUGE1G_ONLY 6
+
+#define ACL_MEM_MALLOC_HUGE1G_ONLY_P2P 7
+
+#define ACL_MEM_TYPE_LOW_BAND_WIDTH 256
+
+#define ACL_MEM_TYPE_HIGH_BAND_WIDTH 4096
+
+#define ACL_MEM_ACCESS_USER_SPACE_READONLY 1048576
+
+#define ACL_DEVICE 0
+
+#define ACL_HOST 1
 
 #define dnnl_format_tag_undef 0
 
@@ -2686,6 +2943,394 @@ typedef int dnnl_stream_flags_t;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Keeps the executor alive after runs; free it with `aclDestroyAclOpExecutor`.
+aclnnStatus aclSetAclOpExecutorRepeatable(struct aclOpExecutor *executor);
+
+// Frees an executor (NULL and already consumed executors are accepted).
+aclnnStatus aclDestroyAclOpExecutor(struct aclOpExecutor *executor);
+
+// Rebinds input `index` (only 0, self or gradOut) of a repeatable executor.
+aclnnStatus aclSetInputTensorAddr(struct aclOpExecutor *executor,
+                                  size_t index,
+                                  struct aclTensor *tensor,
+                                  void *addr);
+
+// Rebinds output `index` (only 0, out or gradInput) of a repeatable executor.
+aclnnStatus aclSetOutputTensorAddr(struct aclOpExecutor *executor,
+                                   size_t index,
+                                   struct aclTensor *tensor,
+                                   void *addr);
+
+// Creates a tensor. `stride` (NULL = contiguous) has `viewDimsNum` entries in elements;
+// `offset` is the view offset in elements from `tensorData` (the storage base). Returns
+// NULL when `viewDims` or `storageDims` is NULL with a non-zero count.
+struct aclTensor *aclCreateTensor(const int64_t *viewDims,
+                                  uint64_t viewDimsNum,
+                                  aclDataType dataType,
+                                  const int64_t *stride,
+                                  int64_t offset,
+                                  aclFormat format,
+                                  const int64_t *storageDims,
+                                  uint64_t storageDimsNum,
+                                  void *tensorData);
+
+// Re-initialises an existing tensor with new arguments (as `aclCreateTensor`).
+aclnnStatus aclInitTensor(struct aclTensor *tensor,
+                          const int64_t *viewDims,
+                          uint64_t viewDimsNum,
+                          aclDataType dataType,
+                          const int64_t *stride,
+                          int64_t offset,
+                          aclFormat format,
+                          const int64_t *storageDims,
+                          uint64_t storageDimsNum,
+                          void *tensorDataAddr);
+
+// Frees a tensor (not its data). NULL is accepted.
+aclnnStatus aclDestroyTensor(const struct aclTensor *tensor);
+
+// Creates an int64 array by copying `size` values; NULL if `value` is NULL with `size > 0`.
+struct aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
+
+aclnnStatus aclDestroyIntArray(const struct aclIntArray *array);
+
+// Creates a float array by copying `size` values; NULL if `value` is NULL with `size > 0`.
+struct aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);
+
+aclnnStatus aclDestroyFloatArray(const struct aclFloatArray *array);
+
+// Creates a bool array by copying `size` values (each byte read as 0 = false).
+struct aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size);
+
+aclnnStatus aclDestroyBoolArray(const struct aclBoolArray *array);
+
+// Creates a scalar by copying one element of `dataType` from `value`; NULL for a NULL
+// `value` or a dtype without a byte size.
+struct aclScalar *aclCreateScalar(void *value, aclDataType dataType);
+
+aclnnStatus aclDestroyScalar(const struct aclScalar *scalar);
+
+// Creates a tensor list holding the given tensors (which it then owns).
+struct aclTensorList *aclCreateTensorList(const struct aclTensor *const *value, uint64_t size);
+
+// Frees a tensor list and the tensors in it. NULL is accepted.
+aclnnStatus aclDestroyTensorList(const struct aclTensorList *array);
+
+// Creates a scalar list holding the given scalars (which it then owns).
+struct aclScalarList *aclCreateScalarList(const struct aclScalar *const *value, uint64_t size);
+
+// Frees a scalar list and the scalars in it. NULL is accepted.
+aclnnStatus aclDestroyScalarList(const struct aclScalarList *array);
+
+// Writes a newly allocated copy of the view dims (free it with `free`/`delete[]`).
+aclnnStatus aclGetViewShape(const struct aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum);
+
+// Writes a newly allocated copy of the storage dims.
+aclnnStatus aclGetStorageShape(const struct aclTensor *tensor,
+                               int64_t **storageDims,
+                               uint64_t *storageDimsNum);
+
+// Writes a newly allocated copy of the view strides (elements).
+aclnnStatus aclGetViewStrides(const struct aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum);
+
+aclnnStatus aclGetViewOffset(const struct aclTensor *tensor, int64_t *offset);
+
+aclnnStatus aclGetFormat(const struct aclTensor *tensor, aclFormat *format);
+
+aclnnStatus aclGetDataType(const struct aclTensor *tensor, aclDataType *dataType);
+
+aclnnStatus aclGetIntArraySize(const struct aclIntArray *array, uint64_t *size);
+
+aclnnStatus aclGetFloatArraySize(const struct aclFloatArray *array, uint64_t *size);
+
+aclnnStatus aclGetBoolArraySize(const struct aclBoolArray *array, uint64_t *size);
+
+aclnnStatus aclGetTensorListSize(const struct aclTensorList *tensorList, uint64_t *size);
+
+// Replaces a tensor's storage base address.
+aclnnStatus aclSetRawTensorAddr(struct aclTensor *tensor, void *addr);
+
+aclnnStatus aclGetRawTensorAddr(const struct aclTensor *tensor, void **addr);
+
+// Initialises the aclnn library (nothing to do on the CPU).
+aclnnStatus aclnnInit(const char *configPath);
+
+aclnnStatus aclnnFinalize(void);
+
+// Phase 1 of the nearest 3-D backward (f32, f16, bf16, double). `inputSize` is the full
+// forward-input shape [N, C, D, H, W]; scales are used only when all three are > 0.
+aclnnStatus aclnnUpsampleNearest3dBackwardGetWorkspaceSize(const struct aclTensor *gradOut,
+                                                           const struct aclIntArray *outputSize,
+                                                           const struct aclIntArray *inputSize,
+                                                           double scalesD,
+                                                           double scalesH,
+                                                           double scalesW,
+                                                           struct aclTensor *gradInput,
+                                                           uint64_t *workspaceSize,
+                                                           struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest3dBackward(void *workspace,
+                                           uint64_t workspaceSize,
+                                           struct aclOpExecutor *executor,
+                                           aclrtStream stream);
+
+// Phase 1 of the nearest-exact 3-D backward (f32, f16, bf16; every real scale <= 50).
+aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(const struct aclTensor *gradOut,
+                                                                const struct aclIntArray *outputSize,
+                                                                const struct aclIntArray *inputSize,
+                                                                double scalesD,
+                                                                double scalesH,
+                                                                double scalesW,
+                                                                struct aclTensor *gradInput,
+                                                                uint64_t *workspaceSize,
+                                                                struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearestExact3dBackward(void *workspace,
+                                                uint64_t workspaceSize,
+                                                struct aclOpExecutor *executor,
+                                                aclrtStream stream);
+
+// Phase 1 of the nearest 2-D backward (NCHW/NHWC; f32, f16, bf16). `inputSize` is the
+// forward-input shape ([N, H, W, C] when gradOut is NHWC); scales are used per dim when > 0.
+aclnnStatus aclnnUpsampleNearest2dBackwardGetWorkspaceSize(const struct aclTensor *gradOut,
+                                                           const struct aclIntArray *outputSize,
+                                                           const struct aclIntArray *inputSize,
+                                                           double scalesH,
+                                                           double scalesW,
+                                                           struct aclTensor *gradInput,
+                                                           uint64_t *workspaceSize,
+                                                           struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest2dBackward(void *workspace,
+                                           uint64_t workspaceSize,
+                                           struct aclOpExecutor *executor,
+                                           aclrtStream stream);
+
+// Phase 1 of the nearest 1-D backward (f32, f16, bf16, double). `inputSize` = [N, C, L].
+aclnnStatus aclnnUpsampleNearest1dBackwardGetWorkspaceSize(const struct aclTensor *gradOut,
+                                                           const struct aclIntArray *outputSize,
+                                                           const struct aclIntArray *inputSize,
+                                                           double scales,
+                                                           struct aclTensor *out,
+                                                           uint64_t *workspaceSize,
+                                                           struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest1dBackward(void *workspace,
+                                           uint64_t workspace_size,
+                                           struct aclOpExecutor *executor,
+                                           aclrtStream stream);
+
+// Phase 1 of the nearest-exact 2-D backward (NCHW/ND; f32, f16, bf16). `inputSize` =
+// [N, C, H, W]; scales are used per dim when > 0.
+aclnnStatus aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(const struct aclTensor *gradOutput,
+                                                                const struct aclIntArray *outputSize,
+                                                                const struct aclIntArray *inputSize,
+                                                                double scalesH,
+                                                                double scalesW,
+                                                                struct aclTensor *out,
+                                                                uint64_t *workspaceSize,
+                                                                struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearestExact2dBackward(void *workspace,
+                                                uint64_t workspaceSize,
+                                                struct aclOpExecutor *executor,
+                                                aclrtStream stream);
+
+// Phase 1 of the nearest-exact 1-D backward (f32, f16, bf16). `inputSize` = [N, C, L].
+aclnnStatus aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(const struct aclTensor *gradOutput,
+                                                                const struct aclIntArray *outputSize,
+                                                                const struct aclIntArray *inputSize,
+                                                                double scales,
+                                                                struct aclTensor *out,
+                                                                uint64_t *workspaceSize,
+                                                                struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearestExact1dBackward(void *workspace,
+                                                uint64_t workspaceSize,
+                                                struct aclOpExecutor *executor,
+                                                aclrtStream stream);
+
+// Phase 1 of nearest 3-D upsampling (NCDHW, NDHWC or ND; f32, f16, bf16, double). The
+// scales are used only when all three are > 0.
+aclnnStatus aclnnUpsampleNearest3dGetWorkspaceSize(const struct aclTensor *self_,
+                                                   const struct aclIntArray *outputSize,
+                                                   double scalesD,
+                                                   double scalesH,
+                                                   double scalesW,
+                                                   struct aclTensor *out,
+                                                   uint64_t *workspaceSize,
+                                                   struct aclOpExecutor **executor);
+
+// Phase 2 of nearest 3-D upsampling: runs and frees the executor (the stream is ignored).
+aclnnStatus aclnnUpsampleNearest3d(void *workspace,
+                                   uint64_t workspaceSize,
+                                   struct aclOpExecutor *executor,
+                                   aclrtStream stream);
+
+// Phase 1 of nearest-exact 3-D upsampling (f32, f16, bf16). The scales are used only when
+// all three are > 0, and must then agree with outputSize.
+aclnnStatus aclnnUpsampleNearestExact3dGetWorkspaceSize(const struct aclTensor *self_,
+                                                        const struct aclIntArray *outputSize,
+                                                        double scalesD,
+                                                        double scalesH,
+                                                        double scalesW,
+                                                        struct aclTensor *out,
+                                                        uint64_t *workspaceSize,
+                                                        struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearestExact3d(void *workspace,
+                                        uint64_t workspaceSize,
+                                        struct aclOpExecutor *executor,
+                                        aclrtStream stream);
+
+// Phase 1 of nearest 1-D upsampling (NCL; f32, f16, bf16, double, uint8), r = in/out.
+aclnnStatus aclnnUpsampleNearest1dGetWorkspaceSize(const struct aclTensor *self_,
+                                                   const struct aclIntArray *outputSize,
+                                                   struct aclTensor *out,
+                                                   uint64_t *workspaceSize,
+                                                   struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest1d(void *workspace,
+                                   uint64_t workspaceSize,
+                                   struct aclOpExecutor *executor,
+                                   aclrtStream stream);
+
+// Phase 1 of nearest 1-D upsampling with a float scale (used when > 0, for f32/f16/bf16).
+aclnnStatus aclnnUpsampleNearest1dV2GetWorkspaceSize(const struct aclTensor *self_,
+                                                     const struct aclIntArray *outputSize,
+                                                     float scaleL,
+                                                     struct aclTensor *out,
+                                                     uint64_t *workspaceSize,
+                                                     struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest1dV2(void *workspace,
+                                     uint64_t workspaceSize,
+                                     struct aclOpExecutor *executor,
+                                     aclrtStream stream);
+
+// Phase 1 of nearest 2-D upsampling (NCHW/NHWC; f32, f16, bf16, double, uint8), r = in/out.
+aclnnStatus aclnnUpsampleNearest2dGetWorkspaceSize(const struct aclTensor *self_,
+                                                   const struct aclIntArray *outputSize,
+                                                   struct aclTensor *out,
+                                                   uint64_t *workspaceSize,
+                                                   struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest2d(void *workspace,
+                                   uint64_t workspaceSize,
+                                   struct aclOpExecutor *executor,
+                                   aclrtStream stream);
+
+// Phase 1 of nearest 2-D upsampling with float scales: used only when both are > 0 (for
+// f32/f16/bf16), with PyTorch's shortcuts: in == out gives r = 1, out == 2·in gives
+// r = 0.5 when (NHWC and C > 3) or outH + outW <= 128.
+aclnnStatus aclnnUpsampleNearest2dV2GetWorkspaceSize(const struct aclTensor *self_,
+                                                     const struct aclIntArray *outputSize,
+                                                     float scalesH,
+                                                     float scalesW,
+                                                     struct aclTensor *out,
+                                                     uint64_t *workspaceSize,
+                                                     struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearest2dV2(void *workspace,
+                                     uint64_t workspaceSize,
+                                     struct aclOpExecutor *executor,
+                                     aclrtStream stream);
+
+// Phase 1 of nearest-exact 1-D upsampling (N, C, L; f32, f16, bf16, uint8).
+aclnnStatus aclnnUpsampleNearestExact1dGetWorkspaceSize(const struct aclTensor *self_,
+                                                        const struct aclIntArray *outputSize,
+                                                        double scales,
+                                                        struct aclTensor *out,
+                                                        uint64_t *workspaceSize,
+                                                        struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearestExact1d(void *workspace,
+                                        uint64_t workspaceSize,
+                                        struct aclOpExecutor *executor,
+                                        aclrtStream stream);
+
+// Phase 1 of nearest-exact 2-D upsampling (NCHW, NHWC, ND; f32, f16, bf16, uint8).
+aclnnStatus aclnnUpsampleNearestExact2dGetWorkspaceSize(const struct aclTensor *self_,
+                                                        const struct aclIntArray *outputSize,
+                                                        double scalesH,
+                                                        double scalesW,
+                                                        struct aclTensor *out,
+                                                        uint64_t *workspaceSize,
+                                                        struct aclOpExecutor **executor);
+
+aclnnStatus aclnnUpsampleNearestExact2d(void *workspace,
+                                        uint64_t workspaceSize,
+                                        struct aclOpExecutor *executor,
+                                        aclrtStream stream);
+
+// Initialises acl (bookkeeping only). `configPath` may be NULL.
+aclError aclInit(const char *configPath);
+
+aclError aclFinalize(void);
+
+// Selects a device: any id >= 0 is accepted (they all are the CPU).
+aclError aclrtSetDevice(int32_t deviceId);
+
+aclError aclrtResetDevice(int32_t deviceId);
+
+aclError aclrtGetDevice(int32_t *deviceId);
+
+// Creates a stream handle (work is synchronous; the stream only exists for bookkeeping).
+aclError aclrtCreateStream(aclrtStream *stream);
+
+aclError aclrtDestroyStream(aclrtStream stream);
+
+// Waits for the stream: every call already finished, so this only checks the handle
+// (NULL is the default stream).
+aclError aclrtSynchronizeStream(aclrtStream stream);
+
+aclError aclrtSynchronizeDevice(void);
+
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+
+aclError aclrtDestroyContext(aclrtContext context);
+
+aclError aclrtSetCurrentContext(aclrtContext context);
+
+// This library runs on the host; memory copies are plain copies either way.
+aclError aclrtGetRunMode(aclrtRunMode *runMode);
+
+// Allocates `size` bytes of host memory, aligned to 64 bytes (size 0 is invalid).
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+
+// Frees memory from `aclrtMalloc`; an unknown pointer is `ACL_ERROR_INVALID_PARAM`.
+aclError aclrtFree(void *devPtr);
+
+aclError aclrtMallocHost(void **hostPtr, size_t size);
+
+aclError aclrtFreeHost(void *hostPtr);
+
+// Copies `count` bytes (`count <= destMax`, else `ACL_ERROR_INVALID_PARAM`). `kind` is
+// advisory: all memory is host memory.
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+
+// As `aclrtMemcpy` (the copy is done before returning).
+aclError aclrtMemcpyAsync(void *dst,
+                          size_t destMax,
+                          const void *src,
+                          size_t count,
+                          aclrtMemcpyKind kind,
+                          aclrtStream stream);
+
+// Sets `count` bytes to `value` (`count <= maxCount`).
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+
+// The message of the most recent refused aclnn call on this thread ("" if none).
+const char *aclGetRecentErrMsg(void);
+
+float aclFloat16ToFloat(aclFloat16 value);
+
+// float to half, round to nearest even.
+aclFloat16 aclFloatToFloat16(float value);
+
+// Bytes per element of `dataType` (0 for sub-byte, string and unknown types).
+size_t aclDataTypeSize(aclDataType dataType);
 
 // Version of libresample as a NUL-terminated string ("MAJOR.MINOR.PATCH").
 const char *resample_version_string(void);

@@ -4,5 +4,6 @@
 #[macro_use]
 pub mod guard;
 
+pub mod ascend;
 pub mod library;
 pub mod onednn;
