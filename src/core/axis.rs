@@ -31,13 +31,7 @@ pub enum AxisRule {
     /// DirectML: `c = (o - output_offset) / scale - input_offset`; nearest by `rounding`;
     /// linear with edge clamp; with `antialias` and `scale < 0.5`, a normalised tent filter
     /// of half-width `1/scale`.
-    Affine {
-        scale: f32,
-        input_offset: f32,
-        output_offset: f32,
-        rounding: NearestRounding,
-        antialias: bool,
-    },
+    Affine { scale: f32, input_offset: f32, output_offset: f32, rounding: NearestRounding, antialias: bool },
     /// PyTorch / Ascend nearest: `min(floor((float)o * ratio), I - 1)`, or with `exact`
     /// `min(floor(((float)o + 0.5f) * ratio), I - 1)`. `ratio` is input per output.
     Floor { ratio: f32, exact: bool },
@@ -87,24 +81,12 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
                 }
             }
         }),
-        AxisRule::Affine {
-            scale,
-            input_offset,
-            output_offset,
-            rounding,
-            antialias,
-        } => {
+        AxisRule::Affine { scale, input_offset, output_offset, rounding, antialias } => {
             FwdTaps::from_fn(out_size, |o, t| {
                 let c = (o as f32 - output_offset) / scale - input_offset;
                 // A finite descriptor can still overflow c (denormal scale, huge offsets);
                 // an infinite c samples the edge, like any c beyond it.
-                let c = if c.is_finite() {
-                    c
-                } else if c > 0.0 {
-                    in_size as f32
-                } else {
-                    -1.0
-                };
+                let c = if c.is_finite() { c } else if c > 0.0 { in_size as f32 } else { -1.0 };
                 match alg {
                     Algorithm::Nearest => {
                         let r = match rounding {
@@ -128,11 +110,7 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
             })
         }
         AxisRule::Floor { ratio, exact } => FwdTaps::from_fn(out_size, |o, t| {
-            let src = if exact {
-                (o as f32 + 0.5) * ratio
-            } else {
-                o as f32 * ratio
-            };
+            let src = if exact { (o as f32 + 0.5) * ratio } else { o as f32 * ratio };
             t.push((clamp_idx(src.floor() as i64, in_size), 1.0));
         }),
     }
@@ -158,7 +136,7 @@ fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
     let lo = (c - half).floor() + 1.0;
     let hi = (c + half).ceil() - 1.0;
     let weight = |j: f64| 1.0 - (j - c).abs() * s;
-    // Sum of the weights of the integers a..=b (all inside the tent).
+    // Sum of the weights of the integers a..=b (all inside the tent), in closed form.
     let range_sum = |a: f64, b: f64| -> f64 {
         if a > b {
             return 0.0;
@@ -181,12 +159,10 @@ fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
         taps.push((0, left));
     }
     let (m_lo, m_hi) = (lo.max(1.0), hi.min(last - 1.0));
-    if m_lo <= m_hi {
-        let mut j = m_lo;
-        while j <= m_hi {
-            taps.push((j as u32, weight(j)));
-            j += 1.0;
-        }
+    let mut j = m_lo;
+    while j <= m_hi {
+        taps.push((j as u32, weight(j)));
+        j += 1.0;
     }
     let right = range_sum(lo.max(last), hi);
     if right > 0.0 {
@@ -195,8 +171,7 @@ fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
     let sum: f64 = taps.iter().map(|&(_, w)| w).sum();
     if taps.is_empty() || sum <= 0.0 || !sum.is_finite() {
         // Unreachable for a finite c (the tent is wider than 2 pixels); stay total anyway.
-        let i = clamp_idx(c.round().clamp(-1.0, last + 1.0) as i64, in_size);
-        t.push((i, 1.0));
+        t.push((clamp_idx(c.round().clamp(-1.0, last + 1.0) as i64, in_size), 1.0));
         return;
     }
     t.extend(taps.into_iter().map(|(i, w)| (i, (w / sum) as f32)));
@@ -240,11 +215,7 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
             let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
             let mut lists = Vec::with_capacity(2 * i_n);
             for x in 0..i_n as i64 {
-                let start0 = if x == 0 {
-                    0
-                } else {
-                    onednn_ceil_idx(onednn_linear_map(x, i_n, o_n))
-                };
+                let start0 = if x == 0 { 0 } else { onednn_ceil_idx(onednn_linear_map(x, i_n, o_n)) };
                 let end0 = onednn_ceil_idx(onednn_linear_map(x + 1, i_n, o_n)).min(o_n as i64);
                 let start1 = after(onednn_linear_map(x - 1, i_n, o_n));
                 let end1 = if x == i_n as i64 - 1 {
@@ -253,11 +224,7 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
                     after(onednn_linear_map(x, i_n, o_n)).min(o_n as i64)
                 };
                 for (k, (s, e)) in [(start0, end0), (start1, end1)].into_iter().enumerate() {
-                    lists.push(
-                        (clamp_o(s)..clamp_o(e))
-                            .map(|o| (o, weight(k, o)))
-                            .collect(),
-                    );
+                    lists.push((clamp_o(s)..clamp_o(e)).map(|o| (o, weight(k, o))).collect());
                 }
             }
             BwdTaps::from_lists(2, &lists)
@@ -280,10 +247,7 @@ mod tests {
         assert_eq!(nearest(r, 3, 5), [0, 0, 1, 2, 2]);
         assert_eq!(nearest(r, 5, 3), [0, 2, 4]);
         assert_eq!(nearest(r, 2, 6), [0, 0, 0, 1, 1, 1]);
-        assert_eq!(
-            nearest(r, 21, 13),
-            [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]
-        );
+        assert_eq!(nearest(r, 21, 13), [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]);
     }
 
     #[test]
@@ -296,11 +260,7 @@ mod tests {
                     let fwd = forward_taps(&r, alg, i, o).transpose(i);
                     for x in 0..i {
                         for g in 0..mine.groups {
-                            assert_eq!(
-                                mine.group(x, g).0,
-                                fwd.group(x, g).0,
-                                "{alg:?} {i}->{o} x={x} g={g}"
-                            );
+                            assert_eq!(mine.group(x, g).0, fwd.group(x, g).0, "{alg:?} {i}->{o} x={x} g={g}");
                         }
                     }
                 }
@@ -310,15 +270,9 @@ mod tests {
 
     #[test]
     fn floor_rules() {
-        let r = AxisRule::Floor {
-            ratio: 2.0 / 82.0,
-            exact: false,
-        };
+        let r = AxisRule::Floor { ratio: 2.0 / 82.0, exact: false };
         assert_eq!(nearest(r, 2, 82)[41], 0);
-        let e = AxisRule::Floor {
-            ratio: 5.0 / 3.0,
-            exact: true,
-        };
+        let e = AxisRule::Floor { ratio: 5.0 / 3.0, exact: true };
         assert_eq!(nearest(e, 5, 3), [0, 2, 4]);
     }
 
@@ -338,10 +292,7 @@ mod tests {
                 i.iter().zip(w).map(|(&i, &w)| i as f32 * w).sum()
             })
             .collect();
-        assert!(
-            (out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6,
-            "{out:?}"
-        );
+        assert!((out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6, "{out:?}");
     }
 
     /// Brute-force tent: every integer tap, clamped, summed in f64.
@@ -361,25 +312,20 @@ mod tests {
     }
 
     fn aa_rule(scale: f32, io: f32, oo: f32) -> AxisRule {
-        AxisRule::Affine {
-            scale,
-            input_offset: io,
-            output_offset: oo,
-            rounding: NearestRounding::Floor,
-            antialias: true,
-        }
+        AxisRule::Affine { scale, input_offset: io, output_offset: oo, rounding: NearestRounding::Floor, antialias: true }
     }
 
     #[test]
     fn antialias_merged_edges_match_brute_force() {
-        for &(n, o, scale, io, oo) in &[
+        let cases = [
             (8usize, 2usize, 0.25f32, 0.5f32, -0.5f32),
             (5, 3, 0.1, 0.5, -0.5),
             (1, 4, 0.3, 0.5, -0.5),
             (2, 7, 0.01, 0.0, 0.0),
             (17, 5, 0.29, 1.3, -2.2),
             (9, 3, 0.45, -3.0, 0.7),
-        ] {
+        ];
+        for &(n, o, scale, io, oo) in &cases {
             let t = forward_taps(&aa_rule(scale, io, oo), Algorithm::Linear, n, o);
             for oi in 0..o {
                 let c = ((oi as f32 - oo) / scale - io) as f64;
@@ -393,10 +339,7 @@ mod tests {
                 seen.dedup();
                 assert_eq!(seen.len(), idx.len(), "duplicate taps {idx:?}");
                 for k in 0..n {
-                    assert!(
-                        (got[k] - want[k]).abs() < 1e-6,
-                        "n={n} o={oi} s={scale}: {got:?} vs {want:?}"
-                    );
+                    assert!((got[k] - want[k]).abs() < 1e-6, "n={n} o={oi} s={scale}: {got:?} vs {want:?}");
                 }
             }
         }
@@ -410,10 +353,7 @@ mod tests {
                 let (idx, wt) = t.taps(o);
                 assert!(idx.len() <= 6 && idx.iter().all(|&i| i < 6));
                 let sum: f32 = wt.iter().sum();
-                assert!(
-                    (sum - 1.0).abs() < 1e-5 && wt.iter().all(|w| w.is_finite()),
-                    "{scale}: {wt:?}"
-                );
+                assert!((sum - 1.0).abs() < 1e-5 && wt.iter().all(|w| w.is_finite()), "{scale}: {wt:?}");
             }
         }
         // Denormal scale: c overflows to +inf; linear and nearest sample the last element.

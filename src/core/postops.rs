@@ -52,12 +52,7 @@ pub enum PostOp {
     /// `res += scale * (dst_old - zero_point)`.
     Sum { scale: f32, zero_point: i32 },
     /// `res = scale * f(res, alpha, beta)`.
-    Eltwise {
-        alg: EltwiseAlg,
-        alpha: f32,
-        beta: f32,
-        scale: f32,
-    },
+    Eltwise { alg: EltwiseAlg, alpha: f32, beta: f32, scale: f32 },
     /// `res = op(res, src1[idx])`; `src1` dims are 1 (broadcast) or equal to dst's.
     Binary { op: BinaryOp, src1: Layout },
 }
