@@ -3,3 +3,5 @@
 
 #[macro_use]
 pub mod guard;
+
+pub mod library;

@@ -31,7 +31,13 @@ pub enum AxisRule {
     /// DirectML: `c = (o - output_offset) / scale - input_offset`; nearest by `rounding`;
     /// linear with edge clamp; with `antialias` and `scale < 0.5`, a normalised tent filter
     /// of half-width `1/scale`.
-    Affine { scale: f32, input_offset: f32, output_offset: f32, rounding: NearestRounding, antialias: bool },
+    Affine {
+        scale: f32,
+        input_offset: f32,
+        output_offset: f32,
+        rounding: NearestRounding,
+        antialias: bool,
+    },
     /// PyTorch / Ascend nearest: `min(floor((float)o * ratio), I - 1)`, or with `exact`
     /// `min(floor(((float)o + 0.5f) * ratio), I - 1)`. `ratio` is input per output.
     Floor { ratio: f32, exact: bool },
@@ -81,36 +87,50 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
                 }
             }
         }),
-        AxisRule::Affine { scale, input_offset, output_offset, rounding, antialias } => {
-            FwdTaps::from_fn(out_size, |o, t| {
-                let c = (o as f32 - output_offset) / scale - input_offset;
-                // A finite descriptor can still overflow c (denormal scale, huge offsets);
-                // an infinite c samples the edge, like any c beyond it.
-                let c = if c.is_finite() { c } else if c > 0.0 { in_size as f32 } else { -1.0 };
-                match alg {
-                    Algorithm::Nearest => {
-                        let r = match rounding {
-                            NearestRounding::HalfUp => (c + 0.5).floor(),
-                            NearestRounding::Floor => c.floor(),
-                            NearestRounding::Ceil => c.ceil(),
-                        };
-                        t.push((clamp_idx(r as i64, in_size), 1.0));
-                    }
-                    Algorithm::Linear if antialias && scale < 0.5 => {
-                        antialias_taps(c, scale, in_size, t)
-                    }
-                    Algorithm::Linear => {
-                        let f = c.floor();
-                        let w = c - f;
-                        let i0 = f as i64;
-                        t.push((clamp_idx(i0, in_size), 1.0 - w));
-                        t.push((clamp_idx(i0.saturating_add(1), in_size), w));
-                    }
+        AxisRule::Affine {
+            scale,
+            input_offset,
+            output_offset,
+            rounding,
+            antialias,
+        } => FwdTaps::from_fn(out_size, |o, t| {
+            let c = (o as f32 - output_offset) / scale - input_offset;
+            // A finite descriptor can still overflow c (denormal scale, huge offsets);
+            // an infinite c samples the edge, like any c beyond it.
+            let c = if c.is_finite() {
+                c
+            } else if c > 0.0 {
+                in_size as f32
+            } else {
+                -1.0
+            };
+            match alg {
+                Algorithm::Nearest => {
+                    let r = match rounding {
+                        NearestRounding::HalfUp => (c + 0.5).floor(),
+                        NearestRounding::Floor => c.floor(),
+                        NearestRounding::Ceil => c.ceil(),
+                    };
+                    t.push((clamp_idx(r as i64, in_size), 1.0));
                 }
-            })
-        }
+                Algorithm::Linear if antialias && scale < 0.5 => {
+                    antialias_taps(c, scale, in_size, t)
+                }
+                Algorithm::Linear => {
+                    let f = c.floor();
+                    let w = c - f;
+                    let i0 = f as i64;
+                    t.push((clamp_idx(i0, in_size), 1.0 - w));
+                    t.push((clamp_idx(i0.saturating_add(1), in_size), w));
+                }
+            }
+        }),
         AxisRule::Floor { ratio, exact } => FwdTaps::from_fn(out_size, |o, t| {
-            let src = if exact { (o as f32 + 0.5) * ratio } else { o as f32 * ratio };
+            let src = if exact {
+                (o as f32 + 0.5) * ratio
+            } else {
+                o as f32 * ratio
+            };
             t.push((clamp_idx(src.floor() as i64, in_size), 1.0));
         }),
     }
@@ -171,7 +191,10 @@ fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
     let sum: f64 = taps.iter().map(|&(_, w)| w).sum();
     if taps.is_empty() || sum <= 0.0 || !sum.is_finite() {
         // Unreachable for a finite c (the tent is wider than 2 pixels); stay total anyway.
-        t.push((clamp_idx(c.round().clamp(-1.0, last + 1.0) as i64, in_size), 1.0));
+        t.push((
+            clamp_idx(c.round().clamp(-1.0, last + 1.0) as i64, in_size),
+            1.0,
+        ));
         return;
     }
     t.extend(taps.into_iter().map(|(i, w)| (i, (w / sum) as f32)));
@@ -215,7 +238,11 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
             let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
             let mut lists = Vec::with_capacity(2 * i_n);
             for x in 0..i_n as i64 {
-                let start0 = if x == 0 { 0 } else { onednn_ceil_idx(onednn_linear_map(x, i_n, o_n)) };
+                let start0 = if x == 0 {
+                    0
+                } else {
+                    onednn_ceil_idx(onednn_linear_map(x, i_n, o_n))
+                };
                 let end0 = onednn_ceil_idx(onednn_linear_map(x + 1, i_n, o_n)).min(o_n as i64);
                 let start1 = after(onednn_linear_map(x - 1, i_n, o_n));
                 let end1 = if x == i_n as i64 - 1 {
@@ -224,7 +251,11 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
                     after(onednn_linear_map(x, i_n, o_n)).min(o_n as i64)
                 };
                 for (k, (s, e)) in [(start0, end0), (start1, end1)].into_iter().enumerate() {
-                    lists.push((clamp_o(s)..clamp_o(e)).map(|o| (o, weight(k, o))).collect());
+                    lists.push(
+                        (clamp_o(s)..clamp_o(e))
+                            .map(|o| (o, weight(k, o)))
+                            .collect(),
+                    );
                 }
             }
             BwdTaps::from_lists(2, &lists)
@@ -247,7 +278,10 @@ mod tests {
         assert_eq!(nearest(r, 3, 5), [0, 0, 1, 2, 2]);
         assert_eq!(nearest(r, 5, 3), [0, 2, 4]);
         assert_eq!(nearest(r, 2, 6), [0, 0, 0, 1, 1, 1]);
-        assert_eq!(nearest(r, 21, 13), [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]);
+        assert_eq!(
+            nearest(r, 21, 13),
+            [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]
+        );
     }
 
     #[test]
@@ -260,7 +294,11 @@ mod tests {
                     let fwd = forward_taps(&r, alg, i, o).transpose(i);
                     for x in 0..i {
                         for g in 0..mine.groups {
-                            assert_eq!(mine.group(x, g).0, fwd.group(x, g).0, "{alg:?} {i}->{o} x={x} g={g}");
+                            assert_eq!(
+                                mine.group(x, g).0,
+                                fwd.group(x, g).0,
+                                "{alg:?} {i}->{o} x={x} g={g}"
+                            );
                         }
                     }
                 }
@@ -270,9 +308,15 @@ mod tests {
 
     #[test]
     fn floor_rules() {
-        let r = AxisRule::Floor { ratio: 2.0 / 82.0, exact: false };
+        let r = AxisRule::Floor {
+            ratio: 2.0 / 82.0,
+            exact: false,
+        };
         assert_eq!(nearest(r, 2, 82)[41], 0);
-        let e = AxisRule::Floor { ratio: 5.0 / 3.0, exact: true };
+        let e = AxisRule::Floor {
+            ratio: 5.0 / 3.0,
+            exact: true,
+        };
         assert_eq!(nearest(e, 5, 3), [0, 2, 4]);
     }
 
@@ -292,7 +336,10 @@ mod tests {
                 i.iter().zip(w).map(|(&i, &w)| i as f32 * w).sum()
             })
             .collect();
-        assert!((out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6, "{out:?}");
+        assert!(
+            (out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6,
+            "{out:?}"
+        );
     }
 
     /// Brute-force tent: every integer tap, clamped, summed in f64.
@@ -312,7 +359,13 @@ mod tests {
     }
 
     fn aa_rule(scale: f32, io: f32, oo: f32) -> AxisRule {
-        AxisRule::Affine { scale, input_offset: io, output_offset: oo, rounding: NearestRounding::Floor, antialias: true }
+        AxisRule::Affine {
+            scale,
+            input_offset: io,
+            output_offset: oo,
+            rounding: NearestRounding::Floor,
+            antialias: true,
+        }
     }
 
     #[test]
@@ -339,7 +392,10 @@ mod tests {
                 seen.dedup();
                 assert_eq!(seen.len(), idx.len(), "duplicate taps {idx:?}");
                 for k in 0..n {
-                    assert!((got[k] - want[k]).abs() < 1e-6, "n={n} o={oi} s={scale}: {got:?} vs {want:?}");
+                    assert!(
+                        (got[k] - want[k]).abs() < 1e-6,
+                        "n={n} o={oi} s={scale}: {got:?} vs {want:?}"
+                    );
                 }
             }
         }
@@ -353,7 +409,10 @@ mod tests {
                 let (idx, wt) = t.taps(o);
                 assert!(idx.len() <= 6 && idx.iter().all(|&i| i < 6));
                 let sum: f32 = wt.iter().sum();
-                assert!((sum - 1.0).abs() < 1e-5 && wt.iter().all(|w| w.is_finite()), "{scale}: {wt:?}");
+                assert!(
+                    (sum - 1.0).abs() < 1e-5 && wt.iter().all(|w| w.is_finite()),
+                    "{scale}: {wt:?}"
+                );
             }
         }
         // Denormal scale: c overflows to +inf; linear and nearest sample the last element.
