@@ -4,4 +4,5 @@
 #[macro_use]
 pub mod guard;
 
+pub mod directml;
 pub mod library;

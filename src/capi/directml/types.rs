@@ -21,15 +21,15 @@ pub type HRESULT = i32;
 /// Success.
 pub const S_OK: HRESULT = 0;
 /// One or more arguments are invalid (0x80070057).
-pub const E_INVALIDARG: HRESULT = -2147024809;
+pub const E_INVALIDARG: HRESULT = 0x8007_0057_u32 as HRESULT;
 /// Memory could not be obtained (0x8007000E).
-pub const E_OUTOFMEMORY: HRESULT = -2147024882;
+pub const E_OUTOFMEMORY: HRESULT = 0x8007_000E_u32 as HRESULT;
 /// A required pointer is NULL (0x80004003).
-pub const E_POINTER: HRESULT = -2147467261;
+pub const E_POINTER: HRESULT = 0x8000_4003_u32 as HRESULT;
 /// The request is well-formed but not implemented here (0x80004001).
-pub const E_NOTIMPL: HRESULT = -2147467263;
+pub const E_NOTIMPL: HRESULT = 0x8000_4001_u32 as HRESULT;
 /// Unspecified failure (0x80004005).
-pub const E_FAIL: HRESULT = -2147467259;
+pub const E_FAIL: HRESULT = 0x8000_4005_u32 as HRESULT;
 
 const _: () = assert!(E_INVALIDARG as u32 == 0x8007_0057);
 const _: () = assert!(E_OUTOFMEMORY as u32 == 0x8007_000E);
