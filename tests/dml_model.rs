@@ -228,8 +228,8 @@ fn random_case(rng: &mut Rng, op: Op) -> Case {
         c.io = vec![0.5; rank];
         c.oo = vec![-0.5; rank];
     }
-    c.src_strides = random_strides(rng, &c.src_sizes().to_vec(), true);
-    c.dst_strides = random_strides(rng, &c.dst_sizes().to_vec(), false);
+    c.src_strides = random_strides(rng, c.src_sizes(), true);
+    c.dst_strides = random_strides(rng, c.dst_sizes(), false);
     c
 }
 
@@ -357,7 +357,7 @@ fn model(c: &Case, src: &[u8], src_strides: &[u32]) -> (Vec<f64>, Vec<f64>) {
 struct TensorDesc {
     _sizes: Vec<u32>,
     _strides: Option<Vec<u32>>,
-    buffer: Box<DML_BUFFER_TENSOR_DESC>,
+    _buffer: Box<DML_BUFFER_TENSOR_DESC>,
     desc: Box<DML_TENSOR_DESC>,
 }
 
@@ -389,7 +389,7 @@ fn tensor_desc(
     TensorDesc {
         _sizes: sizes,
         _strides: strides,
-        buffer,
+        _buffer: buffer,
         desc,
     }
 }
