@@ -233,6 +233,10 @@ static void create_checks(void) {
     EXPECT(DML_OPERATOR_RESAMPLE2, c->type = DML_OPERATOR_UPSAMPLE_2D, E_NOTIMPL);
     EXPECT(DML_OPERATOR_RESAMPLE2, c->type = DML_OPERATOR_ELEMENT_WISE_ADD, E_NOTIMPL);
     EXPECT(DML_OPERATOR_RESAMPLE2, c->type = DML_OPERATOR_UNFOLD, E_NOTIMPL);
+    /* Tables beyond 2^28 entries are refused with E_OUTOFMEMORY (nothing is allocated). */
+    EXPECT(DML_OPERATOR_RESAMPLE2, c->ib.DimensionCount = c->ob.DimensionCount = c->count = 1;
+           c->in_sizes[0] = 2; c->out_sizes[0] = 300000000; c->scales[0] = 1.5e8f;
+           c->ib.TotalTensorSizeInBytes = 8; c->ob.TotalTensorSizeInBytes = 1200000000ull, E_OUTOFMEMORY);
     /* GRAD1 and RESAMPLE take 1-D. */
     EXPECT(DML_OPERATOR_RESAMPLE_GRAD1, c->ib.DimensionCount = c->ob.DimensionCount = c->count = 1;
            c->ib.Sizes = c->in_sizes + 3; c->ob.Sizes = c->out_sizes + 3; c->scales[0] = c->scales[3], S_OK);
