@@ -20,6 +20,12 @@ pub struct DMLOperator {
     output: BindingRule,
 }
 
+// Executions share the operator across threads.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<DMLOperator>();
+};
+
 /// What a binding of one tensor must satisfy.
 #[derive(Clone, Copy, Debug)]
 struct BindingRule {
