@@ -2,17 +2,22 @@
 //! float operation order, but streams memory along the contiguous axis:
 //! - `lanes`: an identity axis contiguous in src and dst (nhwc channels, the 8/16 lanes of a
 //!   blocked layout) is the SIMD axis; per output pixel the corner offsets and weights are
-//!   fixed, and the nested reduction runs over all lanes at once;
-//! - `rows`: a unit-stride resampled last axis (nchw W): the other resampled axes are blended
-//!   into a row buffer (first axis innermost, as the reference), then W is gathered.
+//!   fixed, and the reduction runs over all lanes at once (forward and backward);
+//! - `rows`: forward along a unit-stride resampled last axis (nchw W): the other resampled
+//!   axes are blended into a row buffer (first axis innermost, as the reference), then W is
+//!   gathered;
+//! - `bwd_rows`: backward along a unit-stride resampled last axis: a tight scalar gather per
+//!   diff_src element with the run's other-axis lists fixed.
 
-use super::dtype::{bf16_to_f32, f32_to_bf16, load_f32, store_f32, DataType, Numerics};
+use super::dtype::{load_f32, store_f32, DataType};
 use super::plan::Strategy;
 use super::reference::{odometer, post_ops, Bufs, Tables};
+use super::simd::{self, Src};
+use super::taps::BwdTaps;
 use super::{Algorithm, Direction, Problem, MAX_RANK};
 
 /// Lanes processed per inner chunk (keeps partial sums in L1).
-const LCH: usize = 128;
+const LCH: usize = 256;
 
 /// Geometry of the `lanes` kernel.
 #[derive(Clone, Debug)]
@@ -27,9 +32,11 @@ pub(crate) struct LaneGeom {
     pub blk_dst: usize,
     /// Total runs: `nblk` times the product of the other axes' output sizes.
     pub runs: usize,
+    /// At most 3 resampled axes with at most 2 taps (or groups) each: fixed-size corners.
+    pub small: bool,
 }
 
-/// Geometry of the `rows` kernel.
+/// Geometry of the `rows` and `bwd_rows` kernels.
 #[derive(Clone, Debug)]
 pub(crate) struct RowGeom {
     pub runs: usize,
@@ -37,6 +44,20 @@ pub(crate) struct RowGeom {
     /// Input columns the W taps read: a contiguous range `lo..=hi`, or `None` when they are
     /// sparse enough (strong downsampling) that blending the whole range would waste work.
     pub range: Option<(usize, usize)>,
+    /// At most 3 resampled axes with at most 2 taps each.
+    pub small: bool,
+}
+
+fn is_small(p: &Problem, t: &Tables) -> bool {
+    t.resampled.len() <= 3
+        && t.resampled.iter().all(|&d| match p.direction {
+            Direction::Forward => {
+                let f = t.fwd[d].as_ref().unwrap();
+                let n = f.max_taps();
+                n <= 2 && f.bounds.windows(2).all(|w| (w[1] - w[0]) as usize == n)
+            }
+            Direction::Backward => t.bwd[d].as_ref().unwrap().groups <= 2,
+        })
 }
 
 pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
@@ -45,6 +66,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if p.direction == Direction::Backward && d.dtype == DataType::F64 {
         return Strategy::Generic;
     }
+    let small = is_small(p, t);
     let blocked_axes: Vec<usize> = (0..rank)
         .filter(|&a| s.blocks[a] > 1 || d.blocks[a] > 1)
         .collect();
@@ -77,79 +99,83 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                     blk_src,
                     blk_dst,
                     runs: nblk * others,
+                    small,
                 });
             }
         }
     }
     let w = rank - 1;
-    let rows_ok = p.direction == Direction::Forward
-        && blocked_axes.is_empty()
-        && t.fwd[w].is_some()
-        && s.strides[w] == 1
-        && d.strides[w] == 1;
+    let w_tab = t.fwd[w].is_some() || t.bwd[w].is_some();
+    let rows_ok = blocked_axes.is_empty() && w_tab && s.strides[w] == 1 && d.strides[w] == 1;
     if let Some(l) = lane {
         if l.block >= 4 || !rows_ok {
             return Strategy::Lanes(l);
         }
     }
     if rows_ok {
+        let runs: usize = d.dims[..w].iter().product();
+        if p.direction == Direction::Backward {
+            return Strategy::BwdRows(RowGeom {
+                runs,
+                out_w: d.dims[w],
+                range: None,
+                small,
+            });
+        }
         let taps = t.fwd[w].as_ref().unwrap();
         let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
         let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
         let dense = hi + 1 - lo <= 2 * taps.idx.len();
-        let runs: usize = d.dims[..w].iter().product();
         return Strategy::Rows(RowGeom {
             runs,
             out_w: d.dims[w],
             range: dense.then_some((lo, hi)),
+            small,
         });
     }
     Strategy::Generic
 }
 
-/// Loads `n` elements starting at element offset `off` with element step `step` into `out`.
-#[inline(always)]
-unsafe fn load_run(dt: DataType, base: *const u8, off: usize, step: usize, out: &mut [f32]) {
-    // Monomorphic loops for the hot types so they vectorise; the rest use the shared loader.
-    match dt {
-        DataType::F32 => {
-            let p = (base as *const f32).add(off);
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = p.add(l * step).read_unaligned();
+/// Corner offsets and weights of one output point for at most 3 resampled axes with at most
+/// 2 taps each, in fixed-size arrays (corner `i + 2j + 4k`, first axis fastest).
+struct SmallCorners {
+    offs: [usize; 8],
+    w: [[f32; 2]; 3],
+    /// Axes with two taps.
+    m: usize,
+}
+
+impl SmallCorners {
+    #[inline]
+    fn fill(t: &Tables, axes: &[usize], strides: &[usize], idx: &[usize], base: usize) -> Self {
+        let mut c = SmallCorners {
+            offs: [base; 8],
+            w: [[1.0, 0.0]; 3],
+            m: 0,
+        };
+        let mut n = 1;
+        for &d in axes {
+            let (ii, ww) = t.fwd[d].as_ref().unwrap().taps(idx[d]);
+            let s = strides[d];
+            if ii.len() == 1 {
+                for k in 0..n {
+                    c.offs[k] += ii[0] as usize * s;
+                }
+                continue;
             }
-        }
-        DataType::Bf16 => {
-            let p = (base as *const u16).add(off);
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = bf16_to_f32(p.add(l * step).read_unaligned());
+            for k in 0..n {
+                c.offs[n + k] = c.offs[k] + ii[1] as usize * s;
+                c.offs[k] += ii[0] as usize * s;
             }
+            c.w[c.m] = [ww[0], ww[1]];
+            c.m += 1;
+            n *= 2;
         }
-        other => {
-            let sz = other.size();
-            let p = base.add(off * sz);
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = load_f32(p.add(l * step * sz), other);
-            }
-        }
+        c
     }
 }
 
-/// `acc[l] = x[l] * w` (first tap) or `acc[l] + x[l] * w`.
-#[inline(always)]
-fn madd(acc: &mut [f32], x: &[f32], w: f32, first: bool) {
-    if first {
-        for (a, &v) in acc.iter_mut().zip(x) {
-            *a = v * w;
-        }
-    } else {
-        for (a, &v) in acc.iter_mut().zip(x) {
-            *a += v * w;
-        }
-    }
-}
-
-/// Corner offsets and per-axis weights of one output point over the resampled axes
-/// `axes` (first axis varies fastest across corners).
+/// General corners (any tap counts), for antialiased and 4-axis problems.
 struct Corners {
     offs: Vec<usize>,
     /// Tap counts per axis.
@@ -176,7 +202,7 @@ impl Corners {
         self.wts[self.wstart[a] + t]
     }
 
-    /// Fills the corners of output index `idx` for the given axes.
+    /// Fills the corners of output index `idx` for the given axes (first axis fastest).
     fn fill(&mut self, p: &Problem, t: &Tables, axes: &[usize], idx: &[usize], base: usize) {
         self.offs.clear();
         self.wts.clear();
@@ -188,7 +214,6 @@ impl Corners {
             self.wstart[a] = self.wts.len();
             self.wts.extend_from_slice(ww);
             let prev = self.offs.len();
-            // New corner index = old index + prev * t (the new axis varies slowest).
             for k in 1..ii.len() {
                 for c in 0..prev {
                     let o = self.offs[c] + ii[k] as usize * p.src.strides[d];
@@ -202,21 +227,20 @@ impl Corners {
         }
     }
 
-    /// Nested reduction over all corners for `n` lanes starting at lane `l0` with element
-    /// step `step`; first axis innermost, exactly as the reference.
+    /// Nested reduction over all corners for `n` contiguous lanes from lane `l0`; first axis
+    /// innermost, exactly as the reference.
     unsafe fn reduce(
         &self,
         dt: DataType,
         src: *const u8,
         l0: usize,
-        step: usize,
         n: usize,
         scratch: &mut Vec<f32>,
         out: &mut [f32],
     ) {
         let k = self.offs.len();
         if self.m == 0 {
-            load_run(dt, src, self.offs[0] + l0 * step, step, &mut out[..n]);
+            simd::load_contiguous(dt, src, self.offs[0] + l0, &mut out[..n]);
             return;
         }
         let k0 = self.ks[0];
@@ -224,15 +248,23 @@ impl Corners {
         scratch.resize((parts + 1) * LCH, 0.0);
         let (x, rest) = scratch.split_at_mut(LCH);
         let x = &mut x[..n];
-        // Level 0 straight from memory.
         for h in 0..parts {
             let acc = &mut rest[h * LCH..h * LCH + n];
             for t in 0..k0 {
-                load_run(dt, src, self.offs[h * k0 + t] + l0 * step, step, x);
-                madd(acc, x, self.w(0, t), t == 0);
+                simd::load_contiguous(dt, src, self.offs[h * k0 + t] + l0, x);
+                let w = self.w(0, t);
+                if t == 0 {
+                    for (a, &v) in acc.iter_mut().zip(x.iter()) {
+                        *a = v * w;
+                    }
+                } else {
+                    for (a, &v) in acc.iter_mut().zip(x.iter()) {
+                        *a += v * w;
+                    }
+                }
             }
         }
-        // Higher levels reduce partial sums in place (slot h*ka collects group h).
+        // Higher levels reduce partial sums in place (slot h collects group h).
         let mut parts = parts;
         for a in 1..self.m {
             let ka = self.ks[a];
@@ -240,17 +272,10 @@ impl Corners {
             for h in 0..next {
                 for t in 0..ka {
                     let w = self.w(a, t);
-                    let src_slot = (h * ka + t) * LCH;
-                    let dst_slot = h * LCH;
-                    if t == 0 {
-                        for l in 0..n {
-                            rest[dst_slot + l] = rest[src_slot + l] * w;
-                        }
-                    } else {
-                        for l in 0..n {
-                            let v = rest[src_slot + l] * w;
-                            rest[dst_slot + l] += v;
-                        }
+                    let (src_slot, dst_slot) = ((h * ka + t) * LCH, h * LCH);
+                    for l in 0..n {
+                        let v = rest[src_slot + l] * w;
+                        rest[dst_slot + l] = if t == 0 { v } else { rest[dst_slot + l] + v };
                     }
                 }
             }
@@ -260,8 +285,9 @@ impl Corners {
     }
 }
 
-/// Decodes run `r` into output indices of all axes but `skip`; for `lanes` the skipped axis
-/// carries the block index.
+/// Decodes run `r` into output indices of all axes but `skip`, which gets 0; returns the
+/// block index along `skip` (of `nblk`).
+#[inline]
 fn decode(r: usize, dims: &[usize], skip: usize, nblk: usize, idx: &mut [usize]) -> usize {
     let mut rem = r;
     let mut blk = 0;
@@ -278,49 +304,48 @@ fn decode(r: usize, dims: &[usize], skip: usize, nblk: usize, idx: &mut [usize])
     blk
 }
 
-/// Stores `vals` (f32 results) at dst element offset `off` with element step `step`,
-/// applying post-ops; `idx` is the logical index of `vals[0]`, advancing along `axis`.
+/// Stores contiguous f32 results at dst element offset `off`, applying post-ops; `idx` is the
+/// logical index of `vals[0]`, advancing along `axis`.
+#[inline]
 unsafe fn finish(
     p: &Problem,
     b: Bufs<'_>,
     vals: &[f32],
     off: usize,
-    step: usize,
     idx: &mut [usize],
     axis: usize,
 ) {
     let dt = p.dst.dtype;
     let sz = dt.size();
     let base = b.dst.add(off * sz);
-    if !p.post_ops.is_empty() {
-        let i0 = idx[axis];
-        for (l, &v) in vals.iter().enumerate() {
-            idx[axis] = i0 + l;
-            let dp = base.add(l * step * sz);
-            store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
-        }
-        idx[axis] = i0;
+    if p.post_ops.is_empty() {
+        simd::store_contiguous(dt, p.numerics, vals, base);
         return;
     }
-    match (dt, p.numerics) {
-        (DataType::F32, _) => {
-            let q = base as *mut f32;
-            for (l, &v) in vals.iter().enumerate() {
-                q.add(l * step).write_unaligned(v);
-            }
+    let i0 = idx[axis];
+    for (l, &v) in vals.iter().enumerate() {
+        idx[axis] = i0 + l;
+        let dp = base.add(l * sz);
+        store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
+    }
+    idx[axis] = i0;
+}
+
+/// Offsets of run `r`: (dst element offset, src base offset over identity axes).
+#[inline]
+fn run_offsets(p: &Problem, t: &Tables, idx: &[usize], skip: usize) -> (usize, usize) {
+    let (s, d) = (&p.src, &p.dst);
+    let (mut doff, mut sbase) = (d.offset, s.offset);
+    for a in 0..idx.len() {
+        if a == skip {
+            continue;
         }
-        (DataType::Bf16, n @ (Numerics::Onednn | Numerics::Ieee)) => {
-            let q = base as *mut u16;
-            for (l, &v) in vals.iter().enumerate() {
-                q.add(l * step).write_unaligned(f32_to_bf16(v, n));
-            }
-        }
-        _ => {
-            for (l, &v) in vals.iter().enumerate() {
-                store_f32(base.add(l * step * sz), dt, v, p.numerics);
-            }
+        doff += idx[a] * d.strides[a];
+        if t.fwd[a].is_none() && t.bwd[a].is_none() {
+            sbase += idx[a] * s.strides[a];
         }
     }
+    (doff, sbase)
 }
 
 /// The `lanes` kernel over runs `start..end`.
@@ -342,27 +367,18 @@ pub(crate) unsafe fn lanes(
     let raw = p.alg == Algorithm::Nearest
         && p.post_ops.is_empty()
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let cdim = d.dims[g.c];
     for r in start..end {
         let blk = decode(r, &d.dims[..rank], g.c, g.nblk, &mut idx[..rank]);
-        let valid = g.block.min(d.dims[g.c] - (blk * g.block).min(d.dims[g.c]));
-        let mut doff = d.offset + blk * g.blk_dst;
-        let mut sbase = s.offset + blk * g.blk_src;
-        for a in 0..rank {
-            if a == g.c {
-                continue;
-            }
-            doff += idx[a] * d.strides[a];
-            if t.fwd[a].is_none() && t.bwd[a].is_none() {
-                sbase += idx[a] * s.strides[a];
-            }
-        }
-        idx[g.c] = blk * g.block;
+        let valid = g.block.min(cdim - (blk * g.block).min(cdim));
+        let (doff, sbase) = run_offsets(p, t, &idx[..rank], g.c);
+        let (doff, sbase) = (doff + blk * g.blk_dst, sbase + blk * g.blk_src);
         match p.direction {
-            Direction::Forward => {
-                corners.fill(p, t, &t.resampled, &idx[..rank], sbase);
-                if raw && corners.offs.len() == 1 {
+            Direction::Forward if g.small => {
+                let sc = SmallCorners::fill(t, &t.resampled, &s.strides, &idx[..rank], sbase);
+                if raw && sc.m == 0 {
                     std::ptr::copy_nonoverlapping(
-                        b.src.add(corners.offs[0] * ssz),
+                        b.src.add(sc.offs[0] * ssz),
                         b.dst.add(doff * dsz),
                         valid * dsz,
                     );
@@ -370,33 +386,32 @@ pub(crate) unsafe fn lanes(
                     let mut l0 = 0;
                     while l0 < valid {
                         let n = LCH.min(valid - l0);
-                        if p.alg == Algorithm::Nearest {
-                            load_run(s.dtype, b.src, corners.offs[0] + l0, 1, &mut vals[..n]);
-                        } else {
-                            corners.reduce(s.dtype, b.src, l0, 1, n, &mut scratch, &mut vals);
-                        }
+                        let offs = sc.offs.map(|o| o + l0);
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut vals[..n]);
                         idx[g.c] = blk * g.block + l0;
-                        finish(p, b, &vals[..n], doff + l0, 1, &mut idx[..rank], g.c);
+                        finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
                         l0 += n;
                     }
+                }
+            }
+            Direction::Forward => {
+                corners.fill(p, t, &t.resampled, &idx[..rank], sbase);
+                let mut l0 = 0;
+                while l0 < valid {
+                    let n = LCH.min(valid - l0);
+                    corners.reduce(s.dtype, b.src, l0, n, &mut scratch, &mut vals);
+                    idx[g.c] = blk * g.block + l0;
+                    finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
+                    l0 += n;
                 }
             }
             Direction::Backward => {
                 let mut l0 = 0;
                 while l0 < valid {
                     let n = LCH.min(valid - l0);
-                    bwd_lanes(
-                        p,
-                        t,
-                        b.src,
-                        &idx[..rank],
-                        sbase + l0,
-                        n,
-                        &mut vals[..n],
-                        &mut scratch,
-                    );
+                    bwd_lanes(p, t, b.src, &idx[..rank], sbase + l0, &mut vals[..n]);
                     idx[g.c] = blk * g.block + l0;
-                    finish(p, b, &vals[..n], doff + l0, 1, &mut idx[..rank], g.c);
+                    finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
                     l0 += n;
                 }
             }
@@ -407,30 +422,27 @@ pub(crate) unsafe fn lanes(
     }
 }
 
-/// Backward gather for `n` lanes of one diff_src pixel, in the reference's order.
+/// Backward gather for contiguous lanes of one diff_src pixel, in the reference's order:
+/// group combinations (first axis outermost), then outputs (first axis outermost).
 unsafe fn bwd_lanes(
     p: &Problem,
     t: &Tables,
     src: *const u8,
     idx: &[usize],
     base: usize,
-    n: usize,
     acc: &mut [f32],
-    x: &mut Vec<f32>,
 ) {
     let ra = &t.resampled;
     let m = ra.len();
-    x.resize(LCH, 0.0);
-    let x = &mut x[..n];
     acc.fill(0.0);
     if m == 0 {
-        load_run(p.src.dtype, src, base, 1, acc);
+        simd::load_contiguous(p.src.dtype, src, base, acc);
         return;
     }
-    let tabs: [Option<&super::taps::BwdTaps>; MAX_RANK] =
+    let tabs: [Option<&BwdTaps>; MAX_RANK] =
         std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
-    let mut g = [0usize; MAX_RANK];
     let nearest = p.alg == Algorithm::Nearest;
+    let mut g = [0usize; MAX_RANK];
     loop {
         let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
         let mut empty = false;
@@ -442,44 +454,25 @@ unsafe fn bwd_lanes(
             let mut pos = [0usize; MAX_RANK];
             loop {
                 let mut off = base;
+                let mut w = [1.0f32; 3];
                 for a in 0..m {
                     off += lists[a].0[pos[a]] as usize * p.src.strides[ra[a]];
-                }
-                load_run(p.src.dtype, src, off, 1, x);
-                if nearest {
-                    for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                        *a += v;
+                    if a < 3 {
+                        w[a] = lists[a].1[pos[a]];
                     }
+                }
+                if nearest {
+                    simd::accumulate(p.src.dtype, 0, src, off, &w, acc);
+                } else if m <= 3 {
+                    simd::accumulate(p.src.dtype, m, src, off, &w, acc);
                 } else {
-                    match m {
-                        1 => {
-                            let w0 = lists[0].1[pos[0]];
-                            for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                                *a += v * w0;
-                            }
+                    let sz = p.src.dtype.size();
+                    for (l, a) in acc.iter_mut().enumerate() {
+                        let mut q = load_f32(src.add((off + l) * sz), p.src.dtype);
+                        for k in 0..m {
+                            q *= lists[k].1[pos[k]];
                         }
-                        2 => {
-                            let (w0, w1) = (lists[0].1[pos[0]], lists[1].1[pos[1]]);
-                            for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                                *a += (v * w0) * w1;
-                            }
-                        }
-                        3 => {
-                            let (w0, w1, w2) =
-                                (lists[0].1[pos[0]], lists[1].1[pos[1]], lists[2].1[pos[2]]);
-                            for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                                *a += ((v * w0) * w1) * w2;
-                            }
-                        }
-                        _ => {
-                            for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                                let mut q = v;
-                                for k in 0..m {
-                                    q *= lists[k].1[pos[k]];
-                                }
-                                *a += q;
-                            }
-                        }
+                        *a += q;
                     }
                 }
                 if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
@@ -519,17 +512,10 @@ pub(crate) unsafe fn rows(
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
     for r in start..end {
         decode(r, &d.dims[..rank], w, 1, &mut idx[..rank]);
-        let mut doff = d.offset;
-        let mut sbase = s.offset;
-        for a in 0..w {
-            doff += idx[a] * d.strides[a];
-            if t.fwd[a].is_none() {
-                sbase += idx[a] * s.strides[a];
-            }
-        }
-        corners.fill(p, t, &others, &idx[..rank], sbase);
+        let (doff, sbase) = run_offsets(p, t, &idx[..rank], w);
         if p.alg == Algorithm::Nearest {
-            let r0 = corners.offs[0];
+            let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
+            let r0 = sc.offs[0];
             if raw {
                 let (sp, dp) = (b.src.add(r0 * ssz), b.dst.add(doff * dsz));
                 match ssz {
@@ -541,30 +527,30 @@ pub(crate) unsafe fn rows(
                 continue;
             }
             for (o, v) in out.iter_mut().enumerate() {
-                *v = super::dtype::load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
+                *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
             }
-        } else if let Some((lo, hi)) = g.range {
+        } else if let (true, Some((lo, _))) = (g.small, g.range) {
             // Blend the needed input columns over the other axes, then lerp along W.
+            let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
+            let offs = sc.offs.map(|o| o + lo);
+            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+            gather_taps(&mut out, &row, lo, wt);
+        } else if let Some((lo, hi)) = g.range {
+            corners.fill(p, t, &others, &idx[..rank], sbase);
             let mut c0 = 0;
             while c0 <= hi - lo {
                 let n = LCH.min(hi - lo + 1 - c0);
-                corners.reduce(s.dtype, b.src, lo + c0, 1, n, &mut scratch, &mut row[c0..]);
+                corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
                 c0 += n;
             }
-            for (o, v) in out.iter_mut().enumerate() {
-                let (ii, ww) = wt.taps(o);
-                let mut acc = row[ii[0] as usize - lo] * ww[0];
-                for k in 1..ii.len() {
-                    acc += row[ii[k] as usize - lo] * ww[k];
-                }
-                *v = acc;
-            }
+            gather_taps(&mut out, &row, lo, wt);
         } else {
+            corners.fill(p, t, &others, &idx[..rank], sbase);
             for (o, v) in out.iter_mut().enumerate() {
                 let (ii, ww) = wt.taps(o);
                 let mut acc = 0.0;
                 for k in 0..ii.len() {
-                    corners.reduce(s.dtype, b.src, ii[k] as usize, 1, 1, &mut scratch, &mut one);
+                    corners.reduce(s.dtype, b.src, ii[k] as usize, 1, &mut scratch, &mut one);
                     acc = if k == 0 {
                         one[0] * ww[0]
                     } else {
@@ -575,7 +561,30 @@ pub(crate) unsafe fn rows(
             }
         }
         idx[w] = 0;
-        finish(p, b, &out, doff, 1, &mut idx[..rank], w);
+        finish(p, b, &out, doff, &mut idx[..rank], w);
+    }
+}
+
+/// `out[o] = Σ_k row[idx_k] * w_k` (summed in tap order) along W, from blended columns
+/// starting at input column `lo`.
+#[inline]
+fn gather_taps(out: &mut [f32], row: &[f32], lo: usize, wt: &super::taps::FwdTaps) {
+    if wt.idx.len() == 2 * out.len() {
+        // Two taps everywhere (linear): a branch-free loop.
+        let (idx, w) = (&wt.idx, &wt.wt);
+        for (o, v) in out.iter_mut().enumerate() {
+            let (i0, i1) = (idx[2 * o] as usize - lo, idx[2 * o + 1] as usize - lo);
+            *v = row[i0] * w[2 * o] + row[i1] * w[2 * o + 1];
+        }
+        return;
+    }
+    for (o, v) in out.iter_mut().enumerate() {
+        let (ii, ww) = wt.taps(o);
+        let mut acc = row[ii[0] as usize - lo] * ww[0];
+        for k in 1..ii.len() {
+            acc += row[ii[k] as usize - lo] * ww[k];
+        }
+        *v = acc;
     }
 }
 
@@ -584,5 +593,106 @@ unsafe fn gather_raw<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
     let (s, d) = (src as *const T, dst as *mut T);
     for (o, &i) in idx.iter().enumerate() {
         d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+    }
+}
+
+/// The `bwd_rows` kernel over runs `start..end`.
+pub(crate) unsafe fn bwd_rows(
+    p: &Problem,
+    t: &Tables,
+    g: &RowGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    macro_rules! go {
+        ($s:ty) => {
+            bwd_rows_typed::<$s>(p, t, g, b, start, end)
+        };
+    }
+    match p.src.dtype {
+        DataType::F32 => go!(simd::F32s),
+        DataType::Bf16 => go!(simd::Bf16s),
+        DataType::F16 => go!(simd::F16s),
+        DataType::S32 => go!(simd::S32s),
+        DataType::S8 => go!(simd::S8s),
+        DataType::U8 => go!(simd::U8s),
+        DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+    }
+}
+
+unsafe fn bwd_rows_typed<S: Src>(
+    p: &Problem,
+    t: &Tables,
+    g: &RowGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    let rank = p.dst.rank();
+    let w = rank - 1;
+    let s = &p.src;
+    let nearest = p.alg == Algorithm::Nearest;
+    let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+    let m = ra.len();
+    let wt = t.bwd[w].as_ref().unwrap();
+    let mut idx = [0usize; MAX_RANK];
+    let mut out = vec![0f32; g.out_w];
+    for r in start..end {
+        decode(r, &p.dst.dims[..rank], w, 1, &mut idx[..rank]);
+        let (doff, sbase) = run_offsets(p, t, &idx[..rank], w);
+        let tabs: [Option<&BwdTaps>; MAX_RANK] =
+            std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
+        for (x, v) in out.iter_mut().enumerate() {
+            let mut acc = 0.0f32;
+            let mut gi = [0usize; MAX_RANK];
+            // Group combinations: other axes in order, W last (fastest).
+            loop {
+                let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
+                let mut empty = false;
+                for a in 0..m {
+                    lists[a] = tabs[a].unwrap().group(idx[ra[a]], gi[a]);
+                    empty |= lists[a].0.is_empty();
+                }
+                let (wo, ww) = wt.group(x, gi[m]);
+                if !empty && !wo.is_empty() {
+                    let mut pos = [0usize; MAX_RANK];
+                    loop {
+                        let mut off = sbase;
+                        for a in 0..m {
+                            off += lists[a].0[pos[a]] as usize * s.strides[ra[a]];
+                        }
+                        if nearest {
+                            for &o in wo {
+                                acc += S::get(b.src, off + o as usize);
+                            }
+                        } else {
+                            for (&o, &wv) in wo.iter().zip(ww) {
+                                let mut q = S::get(b.src, off + o as usize);
+                                for a in 0..m {
+                                    q *= lists[a].1[pos[a]];
+                                }
+                                acc += q * wv;
+                            }
+                        }
+                        if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
+                            break;
+                        }
+                    }
+                }
+                if !odometer(&mut gi[..m + 1], |a| {
+                    if a < m {
+                        tabs[a].unwrap().groups
+                    } else {
+                        wt.groups
+                    }
+                }) {
+                    break;
+                }
+            }
+            *v = acc;
+        }
+        idx[w] = 0;
+        finish(p, b, &out, doff, &mut idx[..rank], w);
     }
 }

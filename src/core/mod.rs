@@ -8,6 +8,7 @@ pub mod layout;
 pub mod plan;
 pub mod postops;
 pub mod reference;
+mod simd;
 pub mod taps;
 pub mod threads;
 

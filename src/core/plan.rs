@@ -16,6 +16,8 @@ pub(crate) enum Strategy {
     Lanes(LaneGeom),
     /// Forward along a unit-stride resampled last axis (nchw): row blend, then W gather.
     Rows(RowGeom),
+    /// Backward along a unit-stride resampled last axis (nchw): per-element gather.
+    BwdRows(RowGeom),
     /// The scalar reference path, parallel over dst elements.
     Generic,
 }
@@ -69,6 +71,7 @@ impl Plan {
         match self.strategy {
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(_) => "rows",
+            Strategy::BwdRows(_) => "bwd_rows",
             Strategy::Generic => "generic",
         }
     }
@@ -156,6 +159,12 @@ impl Plan {
                 let per_run = g.out_w.max(1);
                 threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
                     kernels::rows(p, t, g, b, s, e)
+                })
+            }
+            Strategy::BwdRows(g) => {
+                let per_run = g.out_w.max(1) * 4;
+                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                    kernels::bwd_rows(p, t, g, b, s, e)
                 })
             }
             Strategy::Generic => {

@@ -225,7 +225,7 @@ fn kernels_match_reference_bitwise() {
             );
         }
     }
-    for k in ["lanes", "rows", "generic"] {
+    for k in ["lanes", "rows", "bwd_rows", "generic"] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 50,
             "kernel {k} barely exercised: {kinds:?}"
