@@ -191,6 +191,10 @@
 
 #define DNNL_RUNTIME_SYCL 512
 
+// A created resample operator: the validated plan plus what execution checks bindings
+// against. Opaque to C; immutable after creation, so executions may run concurrently.
+typedef struct DMLOperator DMLOperator;
+
 // A host array of bool values (copied at creation).
 typedef struct aclBoolArray aclBoolArray;
 
@@ -266,6 +270,36 @@ typedef int32_t aclrtMemcpyKind;
 
 // IEEE half-precision bits.
 typedef uint16_t aclFloat16;
+
+// Windows `HRESULT` (32-bit; negative values are failures).
+typedef int32_t HRESULT;
+
+// Operator kind (full list in `operator_types`).
+typedef int32_t DML_OPERATOR_TYPE;
+
+// An operator description: `Type` says which `DML_*_OPERATOR_DESC` `Desc` points to.
+typedef struct DML_OPERATOR_DESC {
+  DML_OPERATOR_TYPE Type;
+  const void *Desc;
+} DML_OPERATOR_DESC;
+
+// Windows `UINT`.
+typedef uint32_t UINT;
+
+// Windows `UINT64`.
+typedef uint64_t UINT64;
+
+// A bound buffer range. `Buffer` is a host pointer here (an `ID3D12Resource*` in
+// DirectML); the tensor data starts at `Buffer + Offset` and the range holds
+// `SizeInBytes` bytes.
+typedef struct DML_BUFFER_BINDING {
+  void *Buffer;
+  UINT64 Offset;
+  UINT64 SizeInBytes;
+} DML_BUFFER_BINDING;
+
+// Element type of a tensor.
+typedef int32_t DML_TENSOR_DATA_TYPE;
 
 // Status returned by every `dnnl_*` call (`dnnl_status_t`).
 typedef int dnnl_status_t;
@@ -441,8 +475,119 @@ typedef struct dnnl_exec_arg_t {
   dnnl_memory_t memory;
 } dnnl_exec_arg_t;
 
+// Kind of tensor description behind `DML_TENSOR_DESC::Desc`.
+typedef int32_t DML_TENSOR_TYPE;
+
+// Tensor option bits.
+typedef uint32_t DML_TENSOR_FLAGS;
+
+// Interpolation used by the resample operators.
+typedef int32_t DML_INTERPOLATION_MODE;
+
+// Rounding direction of nearest-neighbour coordinates (RESAMPLE2/3, GRAD1).
+typedef int32_t DML_AXIS_DIRECTION;
+
+// DirectML feature levels (this library implements 6.4).
+typedef int32_t DML_FEATURE_LEVEL;
+
 // Stream flags (`dnnl_stream_flags_t`, 2.x numbering).
 typedef int dnnl_stream_flags_t;
+
+// A tensor stored in a buffer (here: host memory).
+typedef struct DML_BUFFER_TENSOR_DESC {
+  DML_TENSOR_DATA_TYPE DataType;
+  DML_TENSOR_FLAGS Flags;
+  UINT DimensionCount;
+  // `DimensionCount` sizes, outermost first.
+  const UINT *Sizes;
+  // `DimensionCount` element strides, or NULL for packed.
+  const UINT *Strides;
+  UINT64 TotalTensorSizeInBytes;
+  // 0, or a power of two >= the element size that binding offsets are multiples of.
+  UINT GuaranteedBaseOffsetAlignment;
+} DML_BUFFER_TENSOR_DESC;
+
+// A tensor description: `Type` says what `Desc` points to.
+typedef struct DML_TENSOR_DESC {
+  DML_TENSOR_TYPE Type;
+  const void *Desc;
+} DML_TENSOR_DESC;
+
+// Windows `FLOAT`.
+typedef float FLOAT;
+
+// DML_OPERATOR_RESAMPLE (FL 2.0): half-pixel offsets (0.5 / -0.5), nearest rounds half up.
+typedef struct DML_RESAMPLE_OPERATOR_DESC {
+  const struct DML_TENSOR_DESC *InputTensor;
+  const struct DML_TENSOR_DESC *OutputTensor;
+  DML_INTERPOLATION_MODE InterpolationMode;
+  UINT ScaleCount;
+  const FLOAT *Scales;
+} DML_RESAMPLE_OPERATOR_DESC;
+
+// DML_OPERATOR_RESAMPLE1 (FL 2.1): explicit pixel offsets, nearest rounds half up.
+typedef struct DML_RESAMPLE1_OPERATOR_DESC {
+  const struct DML_TENSOR_DESC *InputTensor;
+  const struct DML_TENSOR_DESC *OutputTensor;
+  DML_INTERPOLATION_MODE InterpolationMode;
+  UINT DimensionCount;
+  const FLOAT *Scales;
+  const FLOAT *InputPixelOffsets;
+  const FLOAT *OutputPixelOffsets;
+} DML_RESAMPLE1_OPERATOR_DESC;
+
+// DML_OPERATOR_RESAMPLE2 (FL 5.1): nearest rounds by `RoundingDirection`.
+typedef struct DML_RESAMPLE2_OPERATOR_DESC {
+  const struct DML_TENSOR_DESC *InputTensor;
+  const struct DML_TENSOR_DESC *OutputTensor;
+  DML_INTERPOLATION_MODE InterpolationMode;
+  DML_AXIS_DIRECTION RoundingDirection;
+  UINT DimensionCount;
+  const FLOAT *Scales;
+  const FLOAT *InputPixelOffsets;
+  const FLOAT *OutputPixelOffsets;
+} DML_RESAMPLE2_OPERATOR_DESC;
+
+// Windows `BOOL` (`int`; any nonzero value is TRUE).
+typedef int32_t BOOL;
+
+// DML_OPERATOR_RESAMPLE3 (FL 6.4): RESAMPLE2 plus an antialiasing (tent) filter for
+// LINEAR on axes with `1/Scale > 2`.
+typedef struct DML_RESAMPLE3_OPERATOR_DESC {
+  const struct DML_TENSOR_DESC *InputTensor;
+  const struct DML_TENSOR_DESC *OutputTensor;
+  DML_INTERPOLATION_MODE InterpolationMode;
+  DML_AXIS_DIRECTION RoundingDirection;
+  UINT DimensionCount;
+  const FLOAT *Scales;
+  const FLOAT *InputPixelOffsets;
+  const FLOAT *OutputPixelOffsets;
+  BOOL Antialiased;
+} DML_RESAMPLE3_OPERATOR_DESC;
+
+// DML_OPERATOR_RESAMPLE_GRAD (FL 3.0): adjoint of RESAMPLE1 with the same parameters.
+// `InputGradientTensor` has the forward output's sizes.
+typedef struct DML_RESAMPLE_GRAD_OPERATOR_DESC {
+  const struct DML_TENSOR_DESC *InputGradientTensor;
+  const struct DML_TENSOR_DESC *OutputGradientTensor;
+  DML_INTERPOLATION_MODE InterpolationMode;
+  UINT DimensionCount;
+  const FLOAT *Scales;
+  const FLOAT *InputPixelOffsets;
+  const FLOAT *OutputPixelOffsets;
+} DML_RESAMPLE_GRAD_OPERATOR_DESC;
+
+// DML_OPERATOR_RESAMPLE_GRAD1 (FL 5.1): adjoint of RESAMPLE2 with the same parameters.
+typedef struct DML_RESAMPLE_GRAD1_OPERATOR_DESC {
+  const struct DML_TENSOR_DESC *InputGradientTensor;
+  const struct DML_TENSOR_DESC *OutputGradientTensor;
+  DML_INTERPOLATION_MODE InterpolationMode;
+  DML_AXIS_DIRECTION RoundingDirection;
+  UINT DimensionCount;
+  const FLOAT *Scales;
+  const FLOAT *InputPixelOffsets;
+  const FLOAT *OutputPixelOffsets;
+} DML_RESAMPLE_GRAD1_OPERATOR_DESC;
 
 #define ACLNN_SUCCESS 0
 
@@ -645,6 +790,475 @@ typedef int dnnl_stream_flags_t;
 #define ACL_DEVICE 0
 
 #define ACL_HOST 1
+
+#define DML_OPERATOR_INVALID 0
+
+#define DML_OPERATOR_ELEMENT_WISE_IDENTITY 1
+
+#define DML_OPERATOR_ELEMENT_WISE_ABS 2
+
+#define DML_OPERATOR_ELEMENT_WISE_ACOS 3
+
+#define DML_OPERATOR_ELEMENT_WISE_ADD 4
+
+#define DML_OPERATOR_ELEMENT_WISE_ASIN 5
+
+#define DML_OPERATOR_ELEMENT_WISE_ATAN 6
+
+#define DML_OPERATOR_ELEMENT_WISE_CEIL 7
+
+#define DML_OPERATOR_ELEMENT_WISE_CLIP 8
+
+#define DML_OPERATOR_ELEMENT_WISE_COS 9
+
+#define DML_OPERATOR_ELEMENT_WISE_DIVIDE 10
+
+#define DML_OPERATOR_ELEMENT_WISE_EXP 11
+
+#define DML_OPERATOR_ELEMENT_WISE_FLOOR 12
+
+#define DML_OPERATOR_ELEMENT_WISE_LOG 13
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_AND 14
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS 15
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN 16
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN 17
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_NOT 18
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_OR 19
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_XOR 20
+
+#define DML_OPERATOR_ELEMENT_WISE_MAX 21
+
+#define DML_OPERATOR_ELEMENT_WISE_MEAN 22
+
+#define DML_OPERATOR_ELEMENT_WISE_MIN 23
+
+#define DML_OPERATOR_ELEMENT_WISE_MULTIPLY 24
+
+#define DML_OPERATOR_ELEMENT_WISE_POW 25
+
+#define DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW 26
+
+#define DML_OPERATOR_ELEMENT_WISE_RECIP 27
+
+#define DML_OPERATOR_ELEMENT_WISE_SIN 28
+
+#define DML_OPERATOR_ELEMENT_WISE_SQRT 29
+
+#define DML_OPERATOR_ELEMENT_WISE_SUBTRACT 30
+
+#define DML_OPERATOR_ELEMENT_WISE_TAN 31
+
+#define DML_OPERATOR_ELEMENT_WISE_THRESHOLD 32
+
+#define DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR 33
+
+#define DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR 34
+
+#define DML_OPERATOR_ACTIVATION_ELU 35
+
+#define DML_OPERATOR_ACTIVATION_HARDMAX 36
+
+#define DML_OPERATOR_ACTIVATION_HARD_SIGMOID 37
+
+#define DML_OPERATOR_ACTIVATION_IDENTITY 38
+
+#define DML_OPERATOR_ACTIVATION_LEAKY_RELU 39
+
+#define DML_OPERATOR_ACTIVATION_LINEAR 40
+
+#define DML_OPERATOR_ACTIVATION_LOG_SOFTMAX 41
+
+#define DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU 42
+
+#define DML_OPERATOR_ACTIVATION_PARAMETRIC_SOFTPLUS 43
+
+#define DML_OPERATOR_ACTIVATION_RELU 44
+
+#define DML_OPERATOR_ACTIVATION_SCALED_ELU 45
+
+#define DML_OPERATOR_ACTIVATION_SCALED_TANH 46
+
+#define DML_OPERATOR_ACTIVATION_SIGMOID 47
+
+#define DML_OPERATOR_ACTIVATION_SOFTMAX 48
+
+#define DML_OPERATOR_ACTIVATION_SOFTPLUS 49
+
+#define DML_OPERATOR_ACTIVATION_SOFTSIGN 50
+
+#define DML_OPERATOR_ACTIVATION_TANH 51
+
+#define DML_OPERATOR_ACTIVATION_THRESHOLDED_RELU 52
+
+#define DML_OPERATOR_CONVOLUTION 53
+
+#define DML_OPERATOR_GEMM 54
+
+#define DML_OPERATOR_REDUCE 55
+
+#define DML_OPERATOR_AVERAGE_POOLING 56
+
+#define DML_OPERATOR_LP_POOLING 57
+
+#define DML_OPERATOR_MAX_POOLING 58
+
+#define DML_OPERATOR_ROI_POOLING 59
+
+#define DML_OPERATOR_SLICE 60
+
+#define DML_OPERATOR_CAST 61
+
+#define DML_OPERATOR_SPLIT 62
+
+#define DML_OPERATOR_JOIN 63
+
+#define DML_OPERATOR_PADDING 64
+
+#define DML_OPERATOR_VALUE_SCALE_2D 65
+
+#define DML_OPERATOR_UPSAMPLE_2D 66
+
+#define DML_OPERATOR_GATHER 67
+
+#define DML_OPERATOR_SPACE_TO_DEPTH 68
+
+#define DML_OPERATOR_DEPTH_TO_SPACE 69
+
+#define DML_OPERATOR_TILE 70
+
+#define DML_OPERATOR_TOP_K 71
+
+#define DML_OPERATOR_BATCH_NORMALIZATION 72
+
+#define DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION 73
+
+#define DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION 74
+
+#define DML_OPERATOR_LP_NORMALIZATION 75
+
+#define DML_OPERATOR_RNN 76
+
+#define DML_OPERATOR_LSTM 77
+
+#define DML_OPERATOR_GRU 78
+
+#define DML_OPERATOR_ELEMENT_WISE_SIGN 79
+
+#define DML_OPERATOR_ELEMENT_WISE_IS_NAN 80
+
+#define DML_OPERATOR_ELEMENT_WISE_ERF 81
+
+#define DML_OPERATOR_ELEMENT_WISE_SINH 82
+
+#define DML_OPERATOR_ELEMENT_WISE_COSH 83
+
+#define DML_OPERATOR_ELEMENT_WISE_TANH 84
+
+#define DML_OPERATOR_ELEMENT_WISE_ASINH 85
+
+#define DML_OPERATOR_ELEMENT_WISE_ACOSH 86
+
+#define DML_OPERATOR_ELEMENT_WISE_ATANH 87
+
+#define DML_OPERATOR_ELEMENT_WISE_IF 88
+
+#define DML_OPERATOR_ELEMENT_WISE_ADD1 89
+
+#define DML_OPERATOR_ACTIVATION_SHRINK 90
+
+#define DML_OPERATOR_MAX_POOLING1 91
+
+#define DML_OPERATOR_MAX_UNPOOLING 92
+
+#define DML_OPERATOR_DIAGONAL_MATRIX 93
+
+#define DML_OPERATOR_SCATTER_ELEMENTS 94
+
+#define DML_OPERATOR_SCATTER 94
+
+#define DML_OPERATOR_ONE_HOT 95
+
+#define DML_OPERATOR_RESAMPLE 96
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT 97
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_RIGHT 98
+
+#define DML_OPERATOR_ELEMENT_WISE_ROUND 99
+
+#define DML_OPERATOR_ELEMENT_WISE_IS_INFINITY 100
+
+#define DML_OPERATOR_ELEMENT_WISE_MODULUS_TRUNCATE 101
+
+#define DML_OPERATOR_ELEMENT_WISE_MODULUS_FLOOR 102
+
+#define DML_OPERATOR_FILL_VALUE_CONSTANT 103
+
+#define DML_OPERATOR_FILL_VALUE_SEQUENCE 104
+
+#define DML_OPERATOR_CUMULATIVE_SUMMATION 105
+
+#define DML_OPERATOR_REVERSE_SUBSEQUENCES 106
+
+#define DML_OPERATOR_GATHER_ELEMENTS 107
+
+#define DML_OPERATOR_GATHER_ND 108
+
+#define DML_OPERATOR_SCATTER_ND 109
+
+#define DML_OPERATOR_MAX_POOLING2 110
+
+#define DML_OPERATOR_SLICE1 111
+
+#define DML_OPERATOR_TOP_K1 112
+
+#define DML_OPERATOR_DEPTH_TO_SPACE1 113
+
+#define DML_OPERATOR_SPACE_TO_DEPTH1 114
+
+#define DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 115
+
+#define DML_OPERATOR_RESAMPLE1 116
+
+#define DML_OPERATOR_MATRIX_MULTIPLY_INTEGER 117
+
+#define DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY 118
+
+#define DML_OPERATOR_CONVOLUTION_INTEGER 119
+
+#define DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION 120
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_AND 121
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_OR 122
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_XOR 123
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_NOT 124
+
+#define DML_OPERATOR_ELEMENT_WISE_BIT_COUNT 125
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL 126
+
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL 127
+
+#define DML_OPERATOR_ACTIVATION_CELU 128
+
+#define DML_OPERATOR_ACTIVATION_RELU_GRAD 129
+
+#define DML_OPERATOR_AVERAGE_POOLING_GRAD 130
+
+#define DML_OPERATOR_MAX_POOLING_GRAD 131
+
+#define DML_OPERATOR_RANDOM_GENERATOR 132
+
+#define DML_OPERATOR_NONZERO_COORDINATES 133
+
+#define DML_OPERATOR_RESAMPLE_GRAD 134
+
+#define DML_OPERATOR_SLICE_GRAD 135
+
+#define DML_OPERATOR_ADAM_OPTIMIZER 136
+
+#define DML_OPERATOR_ARGMIN 137
+
+#define DML_OPERATOR_ARGMAX 138
+
+#define DML_OPERATOR_ROI_ALIGN 139
+
+#define DML_OPERATOR_GATHER_ND1 140
+
+#define DML_OPERATOR_ELEMENT_WISE_ATAN_YX 141
+
+#define DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD 142
+
+#define DML_OPERATOR_ELEMENT_WISE_DIFFERENCE_SQUARE 143
+
+#define DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD 144
+
+#define DML_OPERATOR_CUMULATIVE_PRODUCT 145
+
+#define DML_OPERATOR_BATCH_NORMALIZATION_GRAD 146
+
+#define DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD 147
+
+#define DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR 148
+
+#define DML_OPERATOR_ROI_ALIGN1 149
+
+#define DML_OPERATOR_ROI_ALIGN_GRAD 150
+
+#define DML_OPERATOR_BATCH_NORMALIZATION_TRAINING 151
+
+#define DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD 152
+
+#define DML_OPERATOR_ELEMENT_WISE_CLIP1 153
+
+#define DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1 154
+
+#define DML_OPERATOR_PADDING1 155
+
+#define DML_OPERATOR_ELEMENT_WISE_NEGATE 156
+
+#define DML_OPERATOR_ACTIVATION_GELU 157
+
+#define DML_OPERATOR_ACTIVATION_SOFTMAX1 158
+
+#define DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1 159
+
+#define DML_OPERATOR_ACTIVATION_HARDMAX1 160
+
+#define DML_OPERATOR_RESAMPLE2 161
+
+#define DML_OPERATOR_RESAMPLE_GRAD1 162
+
+#define DML_OPERATOR_DIAGONAL_MATRIX1 163
+
+#define DML_OPERATOR_MULTIHEAD_ATTENTION 164
+
+#define DML_OPERATOR_LP_POOLING1 165
+
+#define DML_OPERATOR_AVERAGE_POOLING1 166
+
+#define DML_OPERATOR_ACTIVATION_SWISH 167
+
+#define DML_OPERATOR_ACTIVATION_HARD_SWISH 168
+
+#define DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING 169
+
+#define DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT 170
+
+#define DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2 171
+
+#define DML_OPERATOR_MULTIHEAD_ATTENTION1 172
+
+#define DML_OPERATOR_QUANTIZE 173
+
+#define DML_OPERATOR_DEQUANTIZE 174
+
+#define DML_OPERATOR_RESAMPLE3 175
+
+#define DML_OPERATOR_FOLD 176
+
+#define DML_OPERATOR_UNFOLD 177
+
+// Success.
+#define S_OK 0
+
+// One or more arguments are invalid (0x80070057).
+#define E_INVALIDARG (HRESULT)2147942487u
+
+// Memory could not be obtained (0x8007000E).
+#define E_OUTOFMEMORY (HRESULT)2147942414u
+
+// A required pointer is NULL (0x80004003).
+#define E_POINTER (HRESULT)2147500035u
+
+// The request is well-formed but not implemented here (0x80004001).
+#define E_NOTIMPL (HRESULT)2147500033u
+
+// Unspecified failure (0x80004005).
+#define E_FAIL (HRESULT)2147500037u
+
+// Maximum tensor dimension count before FL 3.0.
+#define DML_TENSOR_DIMENSION_COUNT_MAX 5
+
+// Maximum tensor dimension count from FL 3.0.
+#define DML_TENSOR_DIMENSION_COUNT_MAX1 8
+
+// Buffer tensors are at least this aligned (bytes); binding offsets are multiples of it.
+#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
+
+// Alignment of temporary buffers (not used on the host; kept for source compatibility).
+#define DML_TEMPORARY_BUFFER_ALIGNMENT 256
+
+// Alignment of persistent buffers (not used on the host; kept for source compatibility).
+#define DML_PERSISTENT_BUFFER_ALIGNMENT 256
+
+#define DML_TENSOR_DATA_TYPE_UNKNOWN 0
+
+#define DML_TENSOR_DATA_TYPE_FLOAT32 1
+
+#define DML_TENSOR_DATA_TYPE_FLOAT16 2
+
+#define DML_TENSOR_DATA_TYPE_UINT32 3
+
+#define DML_TENSOR_DATA_TYPE_UINT16 4
+
+#define DML_TENSOR_DATA_TYPE_UINT8 5
+
+#define DML_TENSOR_DATA_TYPE_INT32 6
+
+#define DML_TENSOR_DATA_TYPE_INT16 7
+
+#define DML_TENSOR_DATA_TYPE_INT8 8
+
+#define DML_TENSOR_DATA_TYPE_FLOAT64 9
+
+#define DML_TENSOR_DATA_TYPE_UINT64 10
+
+#define DML_TENSOR_DATA_TYPE_INT64 11
+
+#define DML_TENSOR_DATA_TYPE_UINT4 12
+
+#define DML_TENSOR_DATA_TYPE_INT4 13
+
+#define DML_TENSOR_TYPE_INVALID 0
+
+#define DML_TENSOR_TYPE_BUFFER 1
+
+#define DML_TENSOR_FLAG_NONE 0
+
+// Input only: DirectML binds the tensor at initialization. On the host it is bound at
+// execution like any other input.
+#define DML_TENSOR_FLAG_OWNED_BY_DML 1
+
+#define DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR 0
+
+#define DML_INTERPOLATION_MODE_LINEAR 1
+
+// Round fractional coordinates up (`ceil`).
+#define DML_AXIS_DIRECTION_INCREASING 0
+
+// Round fractional coordinates down (`floor`).
+#define DML_AXIS_DIRECTION_DECREASING 1
+
+#define DML_FEATURE_LEVEL_1_0 4096
+
+#define DML_FEATURE_LEVEL_2_0 8192
+
+#define DML_FEATURE_LEVEL_2_1 8448
+
+#define DML_FEATURE_LEVEL_3_0 12288
+
+#define DML_FEATURE_LEVEL_3_1 12544
+
+#define DML_FEATURE_LEVEL_4_0 16384
+
+#define DML_FEATURE_LEVEL_4_1 16640
+
+#define DML_FEATURE_LEVEL_5_0 20480
+
+#define DML_FEATURE_LEVEL_5_1 20736
+
+#define DML_FEATURE_LEVEL_5_2 20992
+
+#define DML_FEATURE_LEVEL_6_0 24576
+
+#define DML_FEATURE_LEVEL_6_1 24832
+
+#define DML_FEATURE_LEVEL_6_2 25088
+
+#define DML_FEATURE_LEVEL_6_3 25344
+
+#define DML_FEATURE_LEVEL_6_4 25600
 
 #define dnnl_format_tag_undef 0
 
@@ -3331,6 +3945,39 @@ aclFloat16 aclFloatToFloat16(float value);
 
 // Bytes per element of `dataType` (0 for sub-byte, string and unknown types).
 size_t aclDataTypeSize(aclDataType dataType);
+
+// Creates a resample operator from a DirectML operator description.
+//
+// Accepts `DML_OPERATOR_RESAMPLE`, `RESAMPLE1`, `RESAMPLE2`, `RESAMPLE3`, `RESAMPLE_GRAD`
+// and `RESAMPLE_GRAD1`. Everything is validated here: an invalid description returns
+// `E_INVALIDARG`, another DirectML operator type `E_NOTIMPL`, a NULL `op` `E_POINTER`.
+// On failure `*op` is set to NULL. The description and everything it points to may be
+// freed as soon as this returns.
+HRESULT DMLCreateOperator(const struct DML_OPERATOR_DESC *desc, struct DMLOperator **op);
+
+// Executes a created operator on host buffers: `inputs[0]` binds the input
+// (`InputGradientTensor` for the GRAD ops), `outputs[0]` the output. Each tensor's data
+// starts at `Buffer + Offset`; `SizeInBytes` must be at least the tensor's
+// `TotalTensorSizeInBytes`, and `Offset` a multiple of max(16,
+// `GuaranteedBaseOffsetAlignment`). A refused call writes nothing. An operator may be
+// executed from several threads at once.
+HRESULT DMLExecuteOperator(struct DMLOperator *op,
+                           UINT inputCount,
+                           const struct DML_BUFFER_BINDING *inputs,
+                           UINT outputCount,
+                           const struct DML_BUFFER_BINDING *outputs);
+
+// Destroys an operator. NULL is accepted and ignored.
+void DMLReleaseOperator(struct DMLOperator *op);
+
+// The minimum `TotalTensorSizeInBytes` of a buffer tensor (DirectML's helper): the bytes
+// up to and including the last element, rounded up to a multiple of 4. `strides` may be
+// NULL (packed). Returns 0 for invalid arguments: unknown data type, `dimensionCount` not in
+// 1..=8, NULL `sizes`, a zero size, or a size above 2^64.
+UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType,
+                               UINT dimensionCount,
+                               const UINT *sizes,
+                               const UINT *strides);
 
 // Version of libresample as a NUL-terminated string ("MAJOR.MINOR.PATCH").
 const char *resample_version_string(void);

@@ -5,5 +5,6 @@
 pub mod guard;
 
 pub mod ascend;
+pub mod directml;
 pub mod library;
 pub mod onednn;

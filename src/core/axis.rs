@@ -95,6 +95,15 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
             antialias,
         } => FwdTaps::from_fn(out_size, |o, t| {
             let c = (o as f32 - output_offset) / scale - input_offset;
+            // A finite descriptor can still overflow c (denormal scale, huge offsets);
+            // an infinite c samples the edge, like any c beyond it.
+            let c = if c.is_finite() {
+                c
+            } else if c > 0.0 {
+                in_size as f32
+            } else {
+                -1.0
+            };
             match alg {
                 Algorithm::Nearest => {
                     let r = match rounding {
@@ -128,24 +137,67 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
 }
 
 /// Tent filter stretched by `1/scale`, weights normalised to sum 1, taps edge-clamped
-/// (the ONNX Resize-18 antialias enumeration, which DirectML documents).
+/// (the ONNX Resize-18 antialias enumeration, which DirectML documents): every integer `j`
+/// with `|j - c| < 1/scale` contributes `1 - |j - c| * scale` to input `clamp(j, 0, I-1)`.
+///
+/// Taps clamped onto the same edge index are merged, their weight summed in closed form,
+/// so the table stays at most `I` taps wide however small the scale (a tiny scale would
+/// otherwise enumerate ~2/scale taps per output). Weights are computed in f64 and rounded
+/// to f32 once after normalisation.
 fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
-    let start = (-1.0 / scale).floor() as i64 + 1;
-    let footprint = 2 - 2 * start;
-    let base = c.floor();
-    let ratio = c - base;
-    let first = t.len();
-    let mut sum = 0.0f32;
-    for k in start..start + footprint {
-        let w = (1.0 - (k as f32 - ratio).abs() * scale).clamp(0.0, 1.0);
-        if w > 0.0 {
-            t.push((clamp_idx(base as i64 + k, in_size), w));
-            sum += w;
+    if in_size <= 1 {
+        t.push((0, 1.0));
+        return;
+    }
+    let (c, s) = (c as f64, scale as f64);
+    let half = 1.0 / s;
+    let last = (in_size - 1) as f64;
+    // Positive-weight taps: integers j with c - half < j < c + half.
+    let lo = (c - half).floor() + 1.0;
+    let hi = (c + half).ceil() - 1.0;
+    let weight = |j: f64| 1.0 - (j - c).abs() * s;
+    // Sum of the weights of the integers a..=b (all inside the tent), in closed form.
+    let range_sum = |a: f64, b: f64| -> f64 {
+        if a > b {
+            return 0.0;
         }
+        let m = c.floor();
+        let mut dist = 0.0;
+        let b1 = b.min(m);
+        if a <= b1 {
+            dist += (b1 - a + 1.0) * (c - (a + b1) * 0.5);
+        }
+        let a2 = a.max(m + 1.0);
+        if a2 <= b {
+            dist += (b - a2 + 1.0) * ((a2 + b) * 0.5 - c);
+        }
+        (b - a + 1.0) - s * dist
+    };
+    let mut taps: Vec<(u32, f64)> = Vec::new();
+    let left = range_sum(lo, hi.min(0.0));
+    if left > 0.0 {
+        taps.push((0, left));
     }
-    for tap in &mut t[first..] {
-        tap.1 /= sum;
+    let (m_lo, m_hi) = (lo.max(1.0), hi.min(last - 1.0));
+    let mut j = m_lo;
+    while j <= m_hi {
+        taps.push((j as u32, weight(j)));
+        j += 1.0;
     }
+    let right = range_sum(lo.max(last), hi);
+    if right > 0.0 {
+        taps.push((in_size as u32 - 1, right));
+    }
+    let sum: f64 = taps.iter().map(|&(_, w)| w).sum();
+    if taps.is_empty() || sum <= 0.0 || !sum.is_finite() {
+        // Unreachable for a finite c (the tent is wider than 2 pixels); stay total anyway.
+        t.push((
+            clamp_idx(c.round().clamp(-1.0, last + 1.0) as i64, in_size),
+            1.0,
+        ));
+        return;
+    }
+    t.extend(taps.into_iter().map(|(i, w)| (i, (w / sum) as f32)));
 }
 
 /// Backward taps of one axis (input index → outputs that read it, grouped by tap).
@@ -288,5 +340,95 @@ mod tests {
             (out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6,
             "{out:?}"
         );
+    }
+
+    /// Brute-force tent: every integer tap, clamped, summed in f64.
+    fn tent_brute(c: f64, s: f64, n: usize) -> Vec<f64> {
+        let mut w = vec![0.0; n];
+        let half = 1.0 / s;
+        let mut j = (c - half).floor() - 1.0;
+        while j <= c + half + 1.0 {
+            let v = 1.0 - (j - c).abs() * s;
+            if v > 0.0 {
+                w[(j.max(0.0) as usize).min(n - 1)] += v;
+            }
+            j += 1.0;
+        }
+        let sum: f64 = w.iter().sum();
+        w.iter().map(|v| v / sum).collect()
+    }
+
+    fn aa_rule(scale: f32, io: f32, oo: f32) -> AxisRule {
+        AxisRule::Affine {
+            scale,
+            input_offset: io,
+            output_offset: oo,
+            rounding: NearestRounding::Floor,
+            antialias: true,
+        }
+    }
+
+    #[test]
+    fn antialias_merged_edges_match_brute_force() {
+        let cases = [
+            (8usize, 2usize, 0.25f32, 0.5f32, -0.5f32),
+            (5, 3, 0.1, 0.5, -0.5),
+            (1, 4, 0.3, 0.5, -0.5),
+            (2, 7, 0.01, 0.0, 0.0),
+            (17, 5, 0.29, 1.3, -2.2),
+            (9, 3, 0.45, -3.0, 0.7),
+        ];
+        for &(n, o, scale, io, oo) in &cases {
+            let t = forward_taps(&aa_rule(scale, io, oo), Algorithm::Linear, n, o);
+            for oi in 0..o {
+                let c = ((oi as f32 - oo) / scale - io) as f64;
+                let want = tent_brute(c, scale as f64, n);
+                let (idx, wt) = t.taps(oi);
+                let mut got = vec![0.0f64; n];
+                for (&i, &w) in idx.iter().zip(wt) {
+                    got[i as usize] += w as f64;
+                }
+                let mut seen = idx.to_vec();
+                seen.dedup();
+                assert_eq!(seen.len(), idx.len(), "duplicate taps {idx:?}");
+                for k in 0..n {
+                    assert!(
+                        (got[k] - want[k]).abs() < 1e-6,
+                        "n={n} o={oi} s={scale}: {got:?} vs {want:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tiny_scales_and_infinite_coordinates_stay_bounded() {
+        for scale in [1e-30f32, f32::from_bits(1), 1e-7] {
+            let t = forward_taps(&aa_rule(scale, 0.5, -0.5), Algorithm::Linear, 6, 3);
+            for o in 0..3 {
+                let (idx, wt) = t.taps(o);
+                assert!(idx.len() <= 6 && idx.iter().all(|&i| i < 6));
+                let sum: f32 = wt.iter().sum();
+                assert!(
+                    (sum - 1.0).abs() < 1e-5 && wt.iter().all(|w| w.is_finite()),
+                    "{scale}: {wt:?}"
+                );
+            }
+        }
+        // Denormal scale: c overflows to +inf; linear and nearest sample the last element.
+        let r = AxisRule::Affine {
+            scale: f32::from_bits(1),
+            input_offset: 0.5,
+            output_offset: -0.5,
+            rounding: NearestRounding::HalfUp,
+            antialias: false,
+        };
+        let t = forward_taps(&r, Algorithm::Linear, 4, 2);
+        for o in 0..2 {
+            let (idx, wt) = t.taps(o);
+            let v: f32 = idx.iter().zip(wt).map(|(&i, &w)| i as f32 * w).sum();
+            assert_eq!(v, 3.0);
+        }
+        assert_eq!(nearest(r, 4, 2), [3, 3]);
     }
 }
