@@ -60,10 +60,22 @@ fn is_small(p: &Problem, t: &Tables) -> bool {
         })
 }
 
+/// Largest per-run buffer (elements) and corner count the fast kernels allocate; beyond
+/// them the scalar path, which allocates nothing per element, runs instead.
+const MAX_ROW: usize = 1 << 24;
+const MAX_CORNERS: usize = 1 << 12;
+
 pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     let rank = p.src.rank();
     let (s, d) = (&p.src, &p.dst);
     if p.direction == Direction::Backward && d.dtype == DataType::F64 {
+        return Strategy::Generic;
+    }
+    let corners = t.resampled.iter().try_fold(1usize, |n, &a| {
+        let k = t.fwd[a].as_ref().map_or(1, |f| f.max_taps());
+        n.checked_mul(k).filter(|&n| n <= MAX_CORNERS)
+    });
+    if corners.is_none() {
         return Strategy::Generic;
     }
     let small = is_small(p, t);
@@ -106,7 +118,11 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     }
     let w = rank - 1;
     let w_tab = t.fwd[w].is_some() || t.bwd[w].is_some();
-    let rows_ok = blocked_axes.is_empty() && w_tab && s.strides[w] == 1 && d.strides[w] == 1;
+    let rows_ok = blocked_axes.is_empty()
+        && w_tab
+        && s.strides[w] == 1
+        && d.strides[w] == 1
+        && s.dims[w].max(d.dims[w]) <= MAX_ROW;
     if let Some(l) = lane {
         if l.block >= 4 || !rows_ok {
             return Strategy::Lanes(l);

@@ -36,6 +36,7 @@ impl Plan {
     /// Validates `problem`, builds its tables and picks its kernel.
     pub fn new(problem: Problem) -> Result<Plan, CoreError> {
         validate(&problem)?;
+        reserve_tables(&problem)?;
         let rank = problem.src.rank();
         let mut tables = Tables {
             fwd: vec![None; rank],
@@ -180,6 +181,30 @@ impl Plan {
     pub fn execute_reference(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) {
         reference::run(&self.problem, &self.tables, src, dst, bins)
     }
+}
+
+/// Bytes per table entry, generously: index, weight, bounds and list overheads.
+const TABLE_BYTES_PER_ENTRY: usize = 64;
+
+/// Fails with `OutOfMemory` (instead of aborting later) when the tap tables of `p` could not
+/// be allocated.
+fn reserve_tables(p: &Problem) -> Result<(), CoreError> {
+    let mut bytes = 0usize;
+    for d in 0..p.src.rank() {
+        if p.axes[d] != AxisRule::Identity {
+            let (i, o) = p.fwd_sizes(d);
+            let entries = i
+                .checked_add(o)
+                .and_then(|n| n.checked_mul(TABLE_BYTES_PER_ENTRY));
+            bytes = entries
+                .and_then(|e| bytes.checked_add(e))
+                .ok_or(CoreError::OutOfMemory)?;
+        }
+    }
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(bytes)
+        .map_err(|_| CoreError::OutOfMemory)
 }
 
 fn validate(p: &Problem) -> Result<(), CoreError> {

@@ -351,3 +351,19 @@ fn onednn_backward_examples() {
         [0.666_666_7, 0.333_333_3, 2.0, 1.000_000_5, 1.999_999_5]
     );
 }
+
+#[test]
+fn huge_tables_fail_cleanly() {
+    // 4e9 outputs: the tables alone would need hundreds of GB — refused, not aborted.
+    let o = 4_000_000_000usize;
+    let p = Problem {
+        alg: Algorithm::Linear,
+        direction: Direction::Forward,
+        axes: vec![AxisRule::OnednnHalfPixel],
+        src: Layout::dense(DataType::F32, &[3]),
+        dst: Layout::dense(DataType::F32, &[o]),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    assert_eq!(Plan::new(p).err(), Some(CoreError::OutOfMemory));
+}
