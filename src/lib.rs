@@ -5,6 +5,9 @@
 //! - [`capi`]: the `extern "C"` faces; each only checks, translates and maps errors.
 
 #![allow(clippy::missing_safety_doc)]
+// Kernels index several parallel arrays by axis; iterator chains would obscure them.
+#![allow(clippy::needless_range_loop)]
+#![allow(clippy::too_many_arguments)]
 
 pub mod capi;
 pub mod core;

@@ -3,3 +3,6 @@
 
 #[macro_use]
 pub mod guard;
+
+pub mod library;
+pub mod onednn;

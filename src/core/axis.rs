@@ -31,7 +31,13 @@ pub enum AxisRule {
     /// DirectML: `c = (o - output_offset) / scale - input_offset`; nearest by `rounding`;
     /// linear with edge clamp; with `antialias` and `scale < 0.5`, a normalised tent filter
     /// of half-width `1/scale`.
-    Affine { scale: f32, input_offset: f32, output_offset: f32, rounding: NearestRounding, antialias: bool },
+    Affine {
+        scale: f32,
+        input_offset: f32,
+        output_offset: f32,
+        rounding: NearestRounding,
+        antialias: bool,
+    },
     /// PyTorch / Ascend nearest: `min(floor((float)o * ratio), I - 1)`, or with `exact`
     /// `min(floor(((float)o + 0.5f) * ratio), I - 1)`. `ratio` is input per output.
     Floor { ratio: f32, exact: bool },
@@ -81,33 +87,41 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
                 }
             }
         }),
-        AxisRule::Affine { scale, input_offset, output_offset, rounding, antialias } => {
-            FwdTaps::from_fn(out_size, |o, t| {
-                let c = (o as f32 - output_offset) / scale - input_offset;
-                match alg {
-                    Algorithm::Nearest => {
-                        let r = match rounding {
-                            NearestRounding::HalfUp => (c + 0.5).floor(),
-                            NearestRounding::Floor => c.floor(),
-                            NearestRounding::Ceil => c.ceil(),
-                        };
-                        t.push((clamp_idx(r as i64, in_size), 1.0));
-                    }
-                    Algorithm::Linear if antialias && scale < 0.5 => {
-                        antialias_taps(c, scale, in_size, t)
-                    }
-                    Algorithm::Linear => {
-                        let f = c.floor();
-                        let w = c - f;
-                        let i0 = f as i64;
-                        t.push((clamp_idx(i0, in_size), 1.0 - w));
-                        t.push((clamp_idx(i0.saturating_add(1), in_size), w));
-                    }
+        AxisRule::Affine {
+            scale,
+            input_offset,
+            output_offset,
+            rounding,
+            antialias,
+        } => FwdTaps::from_fn(out_size, |o, t| {
+            let c = (o as f32 - output_offset) / scale - input_offset;
+            match alg {
+                Algorithm::Nearest => {
+                    let r = match rounding {
+                        NearestRounding::HalfUp => (c + 0.5).floor(),
+                        NearestRounding::Floor => c.floor(),
+                        NearestRounding::Ceil => c.ceil(),
+                    };
+                    t.push((clamp_idx(r as i64, in_size), 1.0));
                 }
-            })
-        }
+                Algorithm::Linear if antialias && scale < 0.5 => {
+                    antialias_taps(c, scale, in_size, t)
+                }
+                Algorithm::Linear => {
+                    let f = c.floor();
+                    let w = c - f;
+                    let i0 = f as i64;
+                    t.push((clamp_idx(i0, in_size), 1.0 - w));
+                    t.push((clamp_idx(i0.saturating_add(1), in_size), w));
+                }
+            }
+        }),
         AxisRule::Floor { ratio, exact } => FwdTaps::from_fn(out_size, |o, t| {
-            let src = if exact { (o as f32 + 0.5) * ratio } else { o as f32 * ratio };
+            let src = if exact {
+                (o as f32 + 0.5) * ratio
+            } else {
+                o as f32 * ratio
+            };
             t.push((clamp_idx(src.floor() as i64, in_size), 1.0));
         }),
     }
@@ -172,7 +186,11 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
             let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
             let mut lists = Vec::with_capacity(2 * i_n);
             for x in 0..i_n as i64 {
-                let start0 = if x == 0 { 0 } else { onednn_ceil_idx(onednn_linear_map(x, i_n, o_n)) };
+                let start0 = if x == 0 {
+                    0
+                } else {
+                    onednn_ceil_idx(onednn_linear_map(x, i_n, o_n))
+                };
                 let end0 = onednn_ceil_idx(onednn_linear_map(x + 1, i_n, o_n)).min(o_n as i64);
                 let start1 = after(onednn_linear_map(x - 1, i_n, o_n));
                 let end1 = if x == i_n as i64 - 1 {
@@ -181,7 +199,11 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
                     after(onednn_linear_map(x, i_n, o_n)).min(o_n as i64)
                 };
                 for (k, (s, e)) in [(start0, end0), (start1, end1)].into_iter().enumerate() {
-                    lists.push((clamp_o(s)..clamp_o(e)).map(|o| (o, weight(k, o))).collect());
+                    lists.push(
+                        (clamp_o(s)..clamp_o(e))
+                            .map(|o| (o, weight(k, o)))
+                            .collect(),
+                    );
                 }
             }
             BwdTaps::from_lists(2, &lists)
@@ -204,7 +226,10 @@ mod tests {
         assert_eq!(nearest(r, 3, 5), [0, 0, 1, 2, 2]);
         assert_eq!(nearest(r, 5, 3), [0, 2, 4]);
         assert_eq!(nearest(r, 2, 6), [0, 0, 0, 1, 1, 1]);
-        assert_eq!(nearest(r, 21, 13), [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]);
+        assert_eq!(
+            nearest(r, 21, 13),
+            [0, 2, 4, 5, 7, 8, 10, 12, 13, 15, 16, 18, 20]
+        );
     }
 
     #[test]
@@ -217,7 +242,11 @@ mod tests {
                     let fwd = forward_taps(&r, alg, i, o).transpose(i);
                     for x in 0..i {
                         for g in 0..mine.groups {
-                            assert_eq!(mine.group(x, g).0, fwd.group(x, g).0, "{alg:?} {i}->{o} x={x} g={g}");
+                            assert_eq!(
+                                mine.group(x, g).0,
+                                fwd.group(x, g).0,
+                                "{alg:?} {i}->{o} x={x} g={g}"
+                            );
                         }
                     }
                 }
@@ -227,9 +256,15 @@ mod tests {
 
     #[test]
     fn floor_rules() {
-        let r = AxisRule::Floor { ratio: 2.0 / 82.0, exact: false };
+        let r = AxisRule::Floor {
+            ratio: 2.0 / 82.0,
+            exact: false,
+        };
         assert_eq!(nearest(r, 2, 82)[41], 0);
-        let e = AxisRule::Floor { ratio: 5.0 / 3.0, exact: true };
+        let e = AxisRule::Floor {
+            ratio: 5.0 / 3.0,
+            exact: true,
+        };
         assert_eq!(nearest(e, 5, 3), [0, 2, 4]);
     }
 
@@ -249,6 +284,9 @@ mod tests {
                 i.iter().zip(w).map(|(&i, &w)| i as f32 * w).sum()
             })
             .collect();
-        assert!((out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6, "{out:?}");
+        assert!(
+            (out[0] - 1.65625).abs() < 1e-6 && (out[1] - 5.34375).abs() < 1e-6,
+            "{out:?}"
+        );
     }
 }

@@ -45,7 +45,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if p.direction == Direction::Backward && d.dtype == DataType::F64 {
         return Strategy::Generic;
     }
-    let blocked_axes: Vec<usize> = (0..rank).filter(|&a| s.blocks[a] > 1 || d.blocks[a] > 1).collect();
+    let blocked_axes: Vec<usize> = (0..rank)
+        .filter(|&a| s.blocks[a] > 1 || d.blocks[a] > 1)
+        .collect();
     // Lane axis candidates: identity, contiguous in both tensors.
     let mut lane: Option<LaneGeom> = None;
     for c in 0..rank {
@@ -53,7 +55,11 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
             continue;
         }
         let others_plain = blocked_axes.iter().all(|&a| a == c);
-        let geom = if s.blocks[c] > 1 && s.blocks[c] == d.blocks[c] && s.inner_strides[c] == 1 && d.inner_strides[c] == 1 {
+        let geom = if s.blocks[c] > 1
+            && s.blocks[c] == d.blocks[c]
+            && s.inner_strides[c] == 1
+            && d.inner_strides[c] == 1
+        {
             let b = s.blocks[c];
             Some((b, d.padded[c] / b, s.strides[c], d.strides[c]))
         } else if s.blocks[c] == 1 && d.blocks[c] == 1 && s.strides[c] == 1 && d.strides[c] == 1 {
@@ -64,7 +70,14 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         if let (true, Some((block, nblk, blk_src, blk_dst))) = (others_plain, geom) {
             if lane.as_ref().is_none_or(|l| block > l.block) {
                 let others: usize = (0..rank).filter(|&a| a != c).map(|a| d.dims[a]).product();
-                lane = Some(LaneGeom { c, block, nblk, blk_src, blk_dst, runs: nblk * others });
+                lane = Some(LaneGeom {
+                    c,
+                    block,
+                    nblk,
+                    blk_src,
+                    blk_dst,
+                    runs: nblk * others,
+                });
             }
         }
     }
@@ -85,7 +98,11 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
         let dense = hi + 1 - lo <= 2 * taps.idx.len();
         let runs: usize = d.dims[..w].iter().product();
-        return Strategy::Rows(RowGeom { runs, out_w: d.dims[w], range: dense.then_some((lo, hi)) });
+        return Strategy::Rows(RowGeom {
+            runs,
+            out_w: d.dims[w],
+            range: dense.then_some((lo, hi)),
+        });
     }
     Strategy::Generic
 }
@@ -145,7 +162,13 @@ struct Corners {
 
 impl Corners {
     fn new() -> Self {
-        Corners { offs: Vec::with_capacity(64), ks: [0; MAX_RANK], wts: Vec::with_capacity(64), wstart: [0; MAX_RANK], m: 0 }
+        Corners {
+            offs: Vec::with_capacity(64),
+            ks: [0; MAX_RANK],
+            wts: Vec::with_capacity(64),
+            wstart: [0; MAX_RANK],
+            m: 0,
+        }
     }
 
     #[inline(always)]
@@ -181,7 +204,16 @@ impl Corners {
 
     /// Nested reduction over all corners for `n` lanes starting at lane `l0` with element
     /// step `step`; first axis innermost, exactly as the reference.
-    unsafe fn reduce(&self, dt: DataType, src: *const u8, l0: usize, step: usize, n: usize, scratch: &mut Vec<f32>, out: &mut [f32]) {
+    unsafe fn reduce(
+        &self,
+        dt: DataType,
+        src: *const u8,
+        l0: usize,
+        step: usize,
+        n: usize,
+        scratch: &mut Vec<f32>,
+        out: &mut [f32],
+    ) {
         let k = self.offs.len();
         if self.m == 0 {
             load_run(dt, src, self.offs[0] + l0 * step, step, &mut out[..n]);
@@ -248,7 +280,15 @@ fn decode(r: usize, dims: &[usize], skip: usize, nblk: usize, idx: &mut [usize])
 
 /// Stores `vals` (f32 results) at dst element offset `off` with element step `step`,
 /// applying post-ops; `idx` is the logical index of `vals[0]`, advancing along `axis`.
-unsafe fn finish(p: &Problem, b: Bufs<'_>, vals: &[f32], off: usize, step: usize, idx: &mut [usize], axis: usize) {
+unsafe fn finish(
+    p: &Problem,
+    b: Bufs<'_>,
+    vals: &[f32],
+    off: usize,
+    step: usize,
+    idx: &mut [usize],
+    axis: usize,
+) {
     let dt = p.dst.dtype;
     let sz = dt.size();
     let base = b.dst.add(off * sz);
@@ -284,7 +324,14 @@ unsafe fn finish(p: &Problem, b: Bufs<'_>, vals: &[f32], off: usize, step: usize
 }
 
 /// The `lanes` kernel over runs `start..end`.
-pub(crate) unsafe fn lanes(p: &Problem, t: &Tables, g: &LaneGeom, b: Bufs<'_>, start: usize, end: usize) {
+pub(crate) unsafe fn lanes(
+    p: &Problem,
+    t: &Tables,
+    g: &LaneGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
     let rank = p.dst.rank();
     let (s, d) = (&p.src, &p.dst);
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
@@ -292,7 +339,9 @@ pub(crate) unsafe fn lanes(p: &Problem, t: &Tables, g: &LaneGeom, b: Bufs<'_>, s
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
     let mut vals = [0f32; LCH];
-    let raw = p.alg == Algorithm::Nearest && p.post_ops.is_empty() && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let raw = p.alg == Algorithm::Nearest
+        && p.post_ops.is_empty()
+        && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
     for r in start..end {
         let blk = decode(r, &d.dims[..rank], g.c, g.nblk, &mut idx[..rank]);
         let valid = g.block.min(d.dims[g.c] - (blk * g.block).min(d.dims[g.c]));
@@ -312,7 +361,11 @@ pub(crate) unsafe fn lanes(p: &Problem, t: &Tables, g: &LaneGeom, b: Bufs<'_>, s
             Direction::Forward => {
                 corners.fill(p, t, &t.resampled, &idx[..rank], sbase);
                 if raw && corners.offs.len() == 1 {
-                    std::ptr::copy_nonoverlapping(b.src.add(corners.offs[0] * ssz), b.dst.add(doff * dsz), valid * dsz);
+                    std::ptr::copy_nonoverlapping(
+                        b.src.add(corners.offs[0] * ssz),
+                        b.dst.add(doff * dsz),
+                        valid * dsz,
+                    );
                 } else {
                     let mut l0 = 0;
                     while l0 < valid {
@@ -332,7 +385,16 @@ pub(crate) unsafe fn lanes(p: &Problem, t: &Tables, g: &LaneGeom, b: Bufs<'_>, s
                 let mut l0 = 0;
                 while l0 < valid {
                     let n = LCH.min(valid - l0);
-                    bwd_lanes(p, t, b.src, &idx[..rank], sbase + l0, n, &mut vals[..n], &mut scratch);
+                    bwd_lanes(
+                        p,
+                        t,
+                        b.src,
+                        &idx[..rank],
+                        sbase + l0,
+                        n,
+                        &mut vals[..n],
+                        &mut scratch,
+                    );
                     idx[g.c] = blk * g.block + l0;
                     finish(p, b, &vals[..n], doff + l0, 1, &mut idx[..rank], g.c);
                     l0 += n;
@@ -346,7 +408,16 @@ pub(crate) unsafe fn lanes(p: &Problem, t: &Tables, g: &LaneGeom, b: Bufs<'_>, s
 }
 
 /// Backward gather for `n` lanes of one diff_src pixel, in the reference's order.
-unsafe fn bwd_lanes(p: &Problem, t: &Tables, src: *const u8, idx: &[usize], base: usize, n: usize, acc: &mut [f32], x: &mut Vec<f32>) {
+unsafe fn bwd_lanes(
+    p: &Problem,
+    t: &Tables,
+    src: *const u8,
+    idx: &[usize],
+    base: usize,
+    n: usize,
+    acc: &mut [f32],
+    x: &mut Vec<f32>,
+) {
     let ra = &t.resampled;
     let m = ra.len();
     x.resize(LCH, 0.0);
@@ -356,7 +427,8 @@ unsafe fn bwd_lanes(p: &Problem, t: &Tables, src: *const u8, idx: &[usize], base
         load_run(p.src.dtype, src, base, 1, acc);
         return;
     }
-    let tabs: [Option<&super::taps::BwdTaps>; MAX_RANK] = std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
+    let tabs: [Option<&super::taps::BwdTaps>; MAX_RANK] =
+        std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
     let mut g = [0usize; MAX_RANK];
     let nearest = p.alg == Algorithm::Nearest;
     loop {
@@ -393,7 +465,8 @@ unsafe fn bwd_lanes(p: &Problem, t: &Tables, src: *const u8, idx: &[usize], base
                             }
                         }
                         3 => {
-                            let (w0, w1, w2) = (lists[0].1[pos[0]], lists[1].1[pos[1]], lists[2].1[pos[2]]);
+                            let (w0, w1, w2) =
+                                (lists[0].1[pos[0]], lists[1].1[pos[1]], lists[2].1[pos[2]]);
                             for (a, &v) in acc.iter_mut().zip(x.iter()) {
                                 *a += ((v * w0) * w1) * w2;
                             }
@@ -421,7 +494,14 @@ unsafe fn bwd_lanes(p: &Problem, t: &Tables, src: *const u8, idx: &[usize], base
 }
 
 /// The `rows` kernel (forward) over runs `start..end`.
-pub(crate) unsafe fn rows(p: &Problem, t: &Tables, g: &RowGeom, b: Bufs<'_>, start: usize, end: usize) {
+pub(crate) unsafe fn rows(
+    p: &Problem,
+    t: &Tables,
+    g: &RowGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
     let rank = p.dst.rank();
     let w = rank - 1;
     let (s, d) = (&p.src, &p.dst);
@@ -434,7 +514,9 @@ pub(crate) unsafe fn rows(p: &Problem, t: &Tables, g: &RowGeom, b: Bufs<'_>, sta
     let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo)];
     let mut out = vec![0f32; g.out_w];
     let mut one = [0f32; 1];
-    let raw = p.alg == Algorithm::Nearest && p.post_ops.is_empty() && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let raw = p.alg == Algorithm::Nearest
+        && p.post_ops.is_empty()
+        && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
     for r in start..end {
         decode(r, &d.dims[..rank], w, 1, &mut idx[..rank]);
         let mut doff = d.offset;
@@ -483,7 +565,11 @@ pub(crate) unsafe fn rows(p: &Problem, t: &Tables, g: &RowGeom, b: Bufs<'_>, sta
                 let mut acc = 0.0;
                 for k in 0..ii.len() {
                     corners.reduce(s.dtype, b.src, ii[k] as usize, 1, 1, &mut scratch, &mut one);
-                    acc = if k == 0 { one[0] * ww[0] } else { acc + one[0] * ww[k] };
+                    acc = if k == 0 {
+                        one[0] * ww[0]
+                    } else {
+                        acc + one[0] * ww[k]
+                    };
                 }
                 *v = acc;
             }

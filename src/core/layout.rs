@@ -114,11 +114,18 @@ impl Layout {
     pub fn validate(&self) -> Result<(), CoreError> {
         let r = self.rank();
         if r == 0 || r > MAX_RANK {
-            return Err(CoreError::invalid(format!("tensor rank {r} is outside 1..={MAX_RANK}")));
+            return Err(CoreError::invalid(format!(
+                "tensor rank {r} is outside 1..={MAX_RANK}"
+            )));
         }
-        if [self.padded.len(), self.strides.len(), self.blocks.len(), self.inner_strides.len()]
-            .iter()
-            .any(|&l| l != r)
+        if [
+            self.padded.len(),
+            self.strides.len(),
+            self.blocks.len(),
+            self.inner_strides.len(),
+        ]
+        .iter()
+        .any(|&l| l != r)
         {
             return Err(CoreError::invalid("layout vectors disagree in length"));
         }
@@ -131,11 +138,15 @@ impl Layout {
                 )));
             }
             if b == 1 && self.padded[d] != self.dims[d] {
-                return Err(CoreError::invalid(format!("axis {d} is padded without a block")));
+                return Err(CoreError::invalid(format!(
+                    "axis {d} is padded without a block"
+                )));
             }
         }
         if self.span_bytes().is_none() {
-            return Err(CoreError::invalid("tensor size overflows the address space"));
+            return Err(CoreError::invalid(
+                "tensor size overflows the address space",
+            ));
         }
         Ok(())
     }

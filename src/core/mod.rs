@@ -82,3 +82,6 @@ impl CoreError {
         CoreError::Unsupported(msg.into())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -35,7 +35,11 @@ impl Plan {
     pub fn new(problem: Problem) -> Result<Plan, CoreError> {
         validate(&problem)?;
         let rank = problem.src.rank();
-        let mut tables = Tables { fwd: vec![None; rank], bwd: vec![None; rank], resampled: Vec::new() };
+        let mut tables = Tables {
+            fwd: vec![None; rank],
+            bwd: vec![None; rank],
+            resampled: Vec::new(),
+        };
         for d in 0..rank {
             let rule = &problem.axes[d];
             if *rule == AxisRule::Identity {
@@ -49,7 +53,11 @@ impl Plan {
             }
         }
         let strategy = kernels::choose(&problem, &tables);
-        Ok(Plan { problem, tables, strategy })
+        Ok(Plan {
+            problem,
+            tables,
+            strategy,
+        })
     }
 
     pub fn problem(&self) -> &Problem {
@@ -69,24 +77,47 @@ impl Plan {
     /// chain order. Every buffer must hold its layout's `span_bytes`.
     pub fn execute(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) -> Result<(), CoreError> {
         let p = &self.problem;
-        let need = |l: &super::Layout| l.span_bytes().ok_or_else(|| CoreError::invalid("tensor too large"));
+        let need = |l: &super::Layout| {
+            l.span_bytes()
+                .ok_or_else(|| CoreError::invalid("tensor too large"))
+        };
         if src.len() < need(&p.src)? {
-            return Err(CoreError::invalid(format!("src buffer holds {} bytes, {} needed", src.len(), need(&p.src)?)));
+            return Err(CoreError::invalid(format!(
+                "src buffer holds {} bytes, {} needed",
+                src.len(),
+                need(&p.src)?
+            )));
         }
         if dst.len() < need(&p.dst)? {
-            return Err(CoreError::invalid(format!("dst buffer holds {} bytes, {} needed", dst.len(), need(&p.dst)?)));
+            return Err(CoreError::invalid(format!(
+                "dst buffer holds {} bytes, {} needed",
+                dst.len(),
+                need(&p.dst)?
+            )));
         }
         let layouts: Vec<&super::Layout> = p
             .post_ops
             .iter()
-            .filter_map(|op| if let PostOp::Binary { src1, .. } = op { Some(src1) } else { None })
+            .filter_map(|op| {
+                if let PostOp::Binary { src1, .. } = op {
+                    Some(src1)
+                } else {
+                    None
+                }
+            })
             .collect();
         if layouts.len() != bins.len() {
-            return Err(CoreError::invalid(format!("{} binary inputs given, {} expected", bins.len(), layouts.len())));
+            return Err(CoreError::invalid(format!(
+                "{} binary inputs given, {} expected",
+                bins.len(),
+                layouts.len()
+            )));
         }
         for (k, (l, b)) in layouts.iter().zip(bins).enumerate() {
             if b.len() < need(l)? {
-                return Err(CoreError::invalid(format!("binary post-op input {k} is too small")));
+                return Err(CoreError::invalid(format!(
+                    "binary post-op input {k} is too small"
+                )));
             }
         }
         if p.dst.padded.contains(&0) {
@@ -101,7 +132,11 @@ impl Plan {
             return Err(CoreError::invalid("src has no elements but dst has"));
         }
         let bin_ptrs: Vec<*const u8> = bins.iter().map(|b| b.as_ptr()).collect();
-        let b = Bufs { src: src.as_ptr(), dst: dst.as_mut_ptr(), bins: &bin_ptrs };
+        let b = Bufs {
+            src: src.as_ptr(),
+            dst: dst.as_mut_ptr(),
+            bins: &bin_ptrs,
+        };
         // SAFETY: buffer sizes cover every element the layouts address (checked above);
         // kernels write each dst element from exactly one chunk.
         unsafe { self.run(b) };
@@ -125,7 +160,9 @@ impl Plan {
             }
             Strategy::Generic => {
                 let total: usize = p.dst.padded.iter().product();
-                threads::parallel_for(total, GRAIN_ELEMS / 4, |s, e| unsafe { reference::run_range(p, t, b, s, e) })
+                threads::parallel_for(total, GRAIN_ELEMS / 4, |s, e| unsafe {
+                    reference::run_range(p, t, b, s, e)
+                })
             }
         }
     }
@@ -141,46 +178,80 @@ fn validate(p: &Problem) -> Result<(), CoreError> {
     p.dst.validate()?;
     let rank = p.src.rank();
     if p.dst.rank() != rank || p.axes.len() != rank {
-        return Err(CoreError::invalid("src, dst and axis rules disagree in rank"));
+        return Err(CoreError::invalid(
+            "src, dst and axis rules disagree in rank",
+        ));
     }
     for d in 0..rank {
         let (i, o) = p.fwd_sizes(d);
         if i > u32::MAX as usize || o > u32::MAX as usize {
-            return Err(CoreError::unsupported(format!("axis {d} is longer than 2^32-1")));
+            return Err(CoreError::unsupported(format!(
+                "axis {d} is longer than 2^32-1"
+            )));
         }
         if p.axes[d] == AxisRule::Identity && i != o {
-            return Err(CoreError::invalid(format!("axis {d} is not resampled but sizes differ ({i} vs {o})")));
+            return Err(CoreError::invalid(format!(
+                "axis {d} is not resampled but sizes differ ({i} vs {o})"
+            )));
         }
-        if let AxisRule::Affine { scale, input_offset, output_offset, .. } = p.axes[d] {
-            if !(scale.is_finite() && scale > 0.0 && input_offset.is_finite() && output_offset.is_finite()) {
-                return Err(CoreError::invalid(format!("axis {d}: scale and offsets must be finite, scale > 0")));
+        if let AxisRule::Affine {
+            scale,
+            input_offset,
+            output_offset,
+            ..
+        } = p.axes[d]
+        {
+            if !(scale.is_finite()
+                && scale > 0.0
+                && input_offset.is_finite()
+                && output_offset.is_finite())
+            {
+                return Err(CoreError::invalid(format!(
+                    "axis {d}: scale and offsets must be finite, scale > 0"
+                )));
             }
         }
         if let AxisRule::Floor { ratio, .. } = p.axes[d] {
             if !ratio.is_finite() || ratio < 0.0 {
-                return Err(CoreError::invalid(format!("axis {d}: ratio must be finite and >= 0")));
+                return Err(CoreError::invalid(format!(
+                    "axis {d}: ratio must be finite and >= 0"
+                )));
             }
         }
         let resampled = p.axes[d] != AxisRule::Identity;
         if resampled && (p.src.blocks[d] > 1 || p.dst.blocks[d] > 1) {
-            return Err(CoreError::unsupported(format!("axis {d} is resampled and blocked")));
+            return Err(CoreError::unsupported(format!(
+                "axis {d} is resampled and blocked"
+            )));
         }
         if resampled && i == 0 && o > 0 && p.direction == Direction::Forward {
-            return Err(CoreError::invalid(format!("axis {d}: cannot sample an empty input")));
+            return Err(CoreError::invalid(format!(
+                "axis {d}: cannot sample an empty input"
+            )));
         }
     }
     if p.direction == Direction::Backward && !p.post_ops.is_empty() {
-        return Err(CoreError::unsupported("post-ops apply to forward problems only"));
+        return Err(CoreError::unsupported(
+            "post-ops apply to forward problems only",
+        ));
     }
     let f64_involved = p.src.dtype == DataType::F64 || p.dst.dtype == DataType::F64;
-    if f64_involved && (p.alg != Algorithm::Nearest || p.src.dtype != p.dst.dtype || !p.post_ops.is_empty()) {
-        return Err(CoreError::unsupported("f64 is supported for nearest without conversion or post-ops only"));
+    if f64_involved
+        && (p.alg != Algorithm::Nearest || p.src.dtype != p.dst.dtype || !p.post_ops.is_empty())
+    {
+        return Err(CoreError::unsupported(
+            "f64 is supported for nearest without conversion or post-ops only",
+        ));
     }
     for op in &p.post_ops {
         if let PostOp::Binary { src1, .. } = op {
             src1.validate()?;
-            if src1.rank() != rank || (0..rank).any(|d| src1.dims[d] != 1 && src1.dims[d] != p.dst.dims[d]) {
-                return Err(CoreError::invalid("binary post-op src1 dims must be 1 or equal to dst dims"));
+            if src1.rank() != rank
+                || (0..rank).any(|d| src1.dims[d] != 1 && src1.dims[d] != p.dst.dims[d])
+            {
+                return Err(CoreError::invalid(
+                    "binary post-op src1 dims must be 1 or equal to dst dims",
+                ));
             }
         }
     }

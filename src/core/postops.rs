@@ -52,7 +52,12 @@ pub enum PostOp {
     /// `res += scale * (dst_old - zero_point)`.
     Sum { scale: f32, zero_point: i32 },
     /// `res = scale * f(res, alpha, beta)`.
-    Eltwise { alg: EltwiseAlg, alpha: f32, beta: f32, scale: f32 },
+    Eltwise {
+        alg: EltwiseAlg,
+        alpha: f32,
+        beta: f32,
+        scale: f32,
+    },
     /// `res = op(res, src1[idx])`; `src1` dims are 1 (broadcast) or equal to dst's.
     Binary { op: BinaryOp, src1: Layout },
 }
@@ -117,6 +122,8 @@ pub fn eltwise(alg: EltwiseAlg, s: f32, alpha: f32, beta: f32) -> f32 {
         EltwiseAlg::Logistic => logistic(s),
         EltwiseAlg::Exp => s.exp(),
         EltwiseAlg::GeluTanh => {
+            // The constant as oneDNN writes it (exactly representable).
+            #[allow(clippy::excessive_precision)]
             let v = (0.797_884_583_473_205_566_406_25_f32 * s * (1.0 + 0.044715 * s * s)).tanh();
             (0.5 * s as f64 * (1.0 + v as f64)) as f32
         }

@@ -38,7 +38,11 @@ unsafe impl Sync for Bufs<'_> {}
 /// layouts' `span_bytes`; `bins` holds one src1 buffer per binary post-op.
 pub fn run(p: &Problem, t: &Tables, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) {
     let bin_ptrs: Vec<*const u8> = bins.iter().map(|b| b.as_ptr()).collect();
-    let b = Bufs { src: src.as_ptr(), dst: dst.as_mut_ptr(), bins: &bin_ptrs };
+    let b = Bufs {
+        src: src.as_ptr(),
+        dst: dst.as_mut_ptr(),
+        bins: &bin_ptrs,
+    };
     let total: usize = p.dst.padded.iter().product();
     // SAFETY: sizes were checked by the caller contract above.
     unsafe { run_range(p, t, b, 0, total) };
@@ -84,16 +88,28 @@ unsafe fn element(p: &Problem, t: &Tables, b: Bufs<'_>, idx: &[usize]) {
                 for &d in &t.resampled {
                     src_idx[d] = t.fwd[d].as_ref().unwrap().taps(idx[d]).0[0] as usize;
                 }
-                let sptr = b.src.add(p.src.elem_offset(&src_idx[..idx.len()]) * p.src.dtype.size());
+                let sptr = b
+                    .src
+                    .add(p.src.elem_offset(&src_idx[..idx.len()]) * p.src.dtype.size());
                 if p.post_ops.is_empty() && p.numerics.raw_copy_allowed(p.src.dtype, p.dst.dtype) {
                     std::ptr::copy_nonoverlapping(sptr, dptr, dsz);
                 } else {
                     let v = load_f32(sptr, p.src.dtype);
-                    store_f32(dptr, p.dst.dtype, post_ops(p, v, dptr, idx, b.bins), p.numerics);
+                    store_f32(
+                        dptr,
+                        p.dst.dtype,
+                        post_ops(p, v, dptr, idx, b.bins),
+                        p.numerics,
+                    );
                 }
             } else {
                 let v = fwd_reduce(p, t, b.src, idx, &mut src_idx, t.resampled.len());
-                store_f32(dptr, p.dst.dtype, post_ops(p, v, dptr, idx, b.bins), p.numerics);
+                store_f32(
+                    dptr,
+                    p.dst.dtype,
+                    post_ops(p, v, dptr, idx, b.bins),
+                    p.numerics,
+                );
             }
         }
         Direction::Backward => {
@@ -133,7 +149,9 @@ unsafe fn fwd_reduce(
 }
 
 /// Accumulator type of a backward gather (f32, or f64 for f64 tensors).
-pub(crate) trait Acc: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+pub(crate) trait Acc:
+    Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
+{
     const ZERO: Self;
     unsafe fn load(p: *const u8, dt: DataType) -> Self;
     fn weight(w: f32) -> Self;
@@ -223,14 +241,25 @@ pub(crate) fn odometer(pos: &mut [usize], len: impl Fn(usize) -> usize) -> bool 
 /// # Safety
 /// `dptr` must be the element's dst address; binary buffers must cover their layouts.
 #[inline]
-pub(crate) unsafe fn post_ops(p: &Problem, mut res: f32, dptr: *const u8, idx: &[usize], bins: &[*const u8]) -> f32 {
+pub(crate) unsafe fn post_ops(
+    p: &Problem,
+    mut res: f32,
+    dptr: *const u8,
+    idx: &[usize],
+    bins: &[*const u8],
+) -> f32 {
     let mut bin = 0;
     for op in &p.post_ops {
         match op {
             PostOp::Sum { scale, zero_point } => {
                 res += scale * (load_f32(dptr, p.dst.dtype) - *zero_point as f32);
             }
-            PostOp::Eltwise { alg, alpha, beta, scale } => {
+            PostOp::Eltwise {
+                alg,
+                alpha,
+                beta,
+                scale,
+            } => {
                 res = scale * eltwise(*alg, res, *alpha, *beta);
             }
             PostOp::Binary { op, src1 } => {

@@ -26,12 +26,19 @@ impl FwdTaps {
 
     /// Widest tap count of any output.
     pub fn max_taps(&self) -> usize {
-        self.bounds.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0)
+        self.bounds
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Builds a table where every output has exactly `taps.len()` taps.
     pub fn from_fn(outputs: usize, mut f: impl FnMut(usize, &mut Vec<(u32, f32)>)) -> Self {
-        let mut t = FwdTaps { bounds: Vec::with_capacity(outputs + 1), ..Default::default() };
+        let mut t = FwdTaps {
+            bounds: Vec::with_capacity(outputs + 1),
+            ..Default::default()
+        };
         t.bounds.push(0);
         let mut scratch = Vec::new();
         for o in 0..outputs {
@@ -84,7 +91,11 @@ impl BwdTaps {
     }
 
     pub fn from_lists(groups: usize, lists: &[Vec<(u32, f32)>]) -> Self {
-        let mut t = BwdTaps { groups, bounds: Vec::with_capacity(lists.len() + 1), ..Default::default() };
+        let mut t = BwdTaps {
+            groups,
+            bounds: Vec::with_capacity(lists.len() + 1),
+            ..Default::default()
+        };
         t.bounds.push(0);
         for l in lists {
             for &(o, w) in l {

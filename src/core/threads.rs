@@ -14,13 +14,22 @@ struct PoolState {
 
 fn state() -> &'static Mutex<PoolState> {
     static STATE: OnceLock<Mutex<PoolState>> = OnceLock::new();
-    STATE.get_or_init(|| Mutex::new(PoolState { threads: default_threads(), pool: None }))
+    STATE.get_or_init(|| {
+        Mutex::new(PoolState {
+            threads: default_threads(),
+            pool: None,
+        })
+    })
 }
 
 fn default_threads() -> usize {
     std::env::var("OMP_NUM_THREADS")
         .ok()
-        .and_then(|v| v.split(',').next().and_then(|s| s.trim().parse::<usize>().ok()))
+        .and_then(|v| {
+            v.split(',')
+                .next()
+                .and_then(|s| s.trim().parse::<usize>().ok())
+        })
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

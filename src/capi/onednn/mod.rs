@@ -1,0 +1,59 @@
+//! The oneDNN 2.6.3 C API face (resampling subset): exact function signatures, enum
+//! values and struct layouts, so C programs built against oneDNN's own `dnnl.h` link
+//! against this library unchanged.
+//!
+//! - [`types`]: enum values, `DNNL_ARG_*`, `#[repr(C)]` structs with layout asserts;
+//! - [`format_tags`]: all format-tag names and values (generated);
+//! - [`md`]: memory descriptors (tags parsed generically from their names);
+//! - [`engine`], [`memory`]: engines, streams, memory objects;
+//! - [`desc`]: resampling op descriptors;
+//! - [`pd`]: primitive descriptors, queries, iterator, attributes;
+//! - [`primitive`]: primitives and execution;
+//! - [`misc`]: version, verbose, `dnnl_debug.h` strings.
+//!
+//! Handles are registered in [`registry`], so a bad pointer is refused rather than used.
+
+#![allow(non_camel_case_types, non_upper_case_globals)]
+
+pub mod desc;
+pub mod engine;
+pub mod format_tags;
+pub mod md;
+pub mod memory;
+pub mod misc;
+pub mod pd;
+pub mod primitive;
+mod registry;
+mod translate;
+pub mod types;
+
+use std::fmt;
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
+
+use types::dnnl_status_t;
+
+fn verbose() -> bool {
+    static ENV: OnceLock<bool> = OnceLock::new();
+    let env = *ENV.get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| v != "0" && !v.is_empty()));
+    env || misc::VERBOSE_LEVEL.load(Ordering::Relaxed) >= 1
+}
+
+/// Returns `status`, printing why to stderr when verbose is on.
+pub(crate) fn verbose_refuse(status: dnnl_status_t, why: fmt::Arguments) -> dnnl_status_t {
+    if verbose() {
+        let name = match status {
+            types::dnnl_invalid_arguments => "invalid_arguments",
+            types::dnnl_unimplemented => "unimplemented",
+            types::dnnl_out_of_memory => "out_of_memory",
+            _ => "error",
+        };
+        eprintln!("libresample,onednn,{name},{why}");
+    }
+    status
+}
+
+/// As [`verbose_refuse`] with a plain message.
+pub(crate) fn refuse(status: dnnl_status_t, why: &str) -> dnnl_status_t {
+    verbose_refuse(status, format_args!("{why}"))
+}

@@ -1,0 +1,514 @@
+//! Primitive descriptors for resampling: creation (resolving `format_tag_any`, building
+//! the core plan once), queries, clone, the implementation iterator, and the minimal
+//! primitive attributes (default values only; post-ops and scales are not accepted yet).
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::Arc;
+
+use crate::core::{CoreError, Plan};
+
+use super::engine::{dnnl_engine_t, engine_ref};
+use super::md::init_by_blocking_desc;
+use super::registry::{self, Kind};
+use super::translate::{is_injective, layout_of, problem};
+use super::types::*;
+use super::{refuse, verbose_refuse};
+
+/// Primitive attributes. Only the default attribute set is supported for resampling.
+#[derive(Clone, Debug, Default)]
+pub struct dnnl_primitive_attr {
+    pub(crate) scratchpad_mode: dnnl_scratchpad_mode_t,
+    pub(crate) fpmath_mode: dnnl_fpmath_mode_t,
+}
+pub type dnnl_primitive_attr_t = *mut dnnl_primitive_attr;
+pub type const_dnnl_primitive_attr_t = *const dnnl_primitive_attr;
+
+/// What a primitive descriptor holds; shared by clones and primitives.
+pub(crate) struct PdData {
+    pub engine: dnnl_engine_t,
+    /// The op desc as given (dst may still be format any).
+    pub rd: dnnl_resampling_desc_t,
+    pub forward: bool,
+    /// Resolved tensor read (src / diff_dst) and written (dst / diff_src).
+    pub input_md: dnnl_memory_desc_t,
+    pub output_md: dnnl_memory_desc_t,
+    /// `None` when a tensor has no elements: execution then does nothing.
+    pub plan: Option<Plan>,
+    pub impl_name: CString,
+    pub attr: dnnl_primitive_attr,
+}
+
+// SAFETY: `engine` is an opaque address only compared and handed back to C.
+unsafe impl Send for PdData {}
+unsafe impl Sync for PdData {}
+
+impl PdData {
+    pub(crate) fn input_arg(&self) -> c_int {
+        if self.forward {
+            DNNL_ARG_SRC
+        } else {
+            DNNL_ARG_DIFF_DST
+        }
+    }
+    pub(crate) fn output_arg(&self) -> c_int {
+        if self.forward {
+            DNNL_ARG_DST
+        } else {
+            DNNL_ARG_DIFF_SRC
+        }
+    }
+
+    fn md_for(&self, what: dnnl_query_t, index: c_int) -> &dnnl_memory_desc_t {
+        static ZERO: std::sync::OnceLock<ZeroMd> = std::sync::OnceLock::new();
+        let zero = &ZERO.get_or_init(|| ZeroMd(dnnl_memory_desc_t::zero())).0;
+        if index != 0 {
+            return zero;
+        }
+        match (what, self.forward) {
+            (dnnl_query_src_md, true) | (dnnl_query_diff_dst_md, false) => &self.input_md,
+            (dnnl_query_dst_md, true) | (dnnl_query_diff_src_md, false) => &self.output_md,
+            _ => zero,
+        }
+    }
+
+    fn arg_md(&self, arg: c_int) -> &dnnl_memory_desc_t {
+        let what = match arg {
+            DNNL_ARG_SRC => dnnl_query_src_md,
+            DNNL_ARG_DST => dnnl_query_dst_md,
+            DNNL_ARG_DIFF_SRC => dnnl_query_diff_src_md,
+            DNNL_ARG_DIFF_DST => dnnl_query_diff_dst_md,
+            _ => dnnl_query_undef,
+        };
+        self.md_for(what, 0)
+    }
+}
+
+struct ZeroMd(dnnl_memory_desc_t);
+// SAFETY: plain old data, never mutated.
+unsafe impl Sync for ZeroMd {}
+unsafe impl Send for ZeroMd {}
+
+/// A primitive descriptor handle; owns the attribute object `get_attr` hands out.
+pub struct dnnl_primitive_desc {
+    pub(crate) data: Arc<PdData>,
+    attr_handle: *mut dnnl_primitive_attr,
+}
+pub type dnnl_primitive_desc_t = *mut dnnl_primitive_desc;
+pub type const_dnnl_primitive_desc_t = *const dnnl_primitive_desc;
+
+impl Drop for dnnl_primitive_desc {
+    fn drop(&mut self) {
+        // SAFETY: registered by `new_pd_handle`, owned by this pd only.
+        unsafe { drop(registry::unregister(self.attr_handle, Kind::PdAttr)) };
+    }
+}
+
+pub(crate) fn new_pd_handle(data: Arc<PdData>) -> *mut dnnl_primitive_desc {
+    let attr_handle = registry::register(data.attr.clone(), Kind::PdAttr);
+    registry::register(dnnl_primitive_desc { data, attr_handle }, Kind::PrimitiveDesc)
+}
+
+pub(crate) unsafe fn pd_ref<'a>(p: *const dnnl_primitive_desc) -> Option<&'a dnnl_primitive_desc> {
+    registry::get(p, Kind::PrimitiveDesc)
+}
+
+/// An attribute set the user owns (mutable) or one a pd owns (read-only).
+unsafe fn attr_ref<'a>(a: *const dnnl_primitive_attr) -> Option<&'a dnnl_primitive_attr> {
+    registry::get(a, Kind::Attr).or_else(|| registry::get(a, Kind::PdAttr))
+}
+
+unsafe fn user_attr_ref<'a>(a: *const dnnl_primitive_attr) -> Option<&'a dnnl_primitive_attr> {
+    registry::get(a, Kind::Attr)
+}
+
+fn status_of(e: CoreError) -> dnnl_status_t {
+    match e {
+        CoreError::Invalid(m) => verbose_refuse(dnnl_invalid_arguments, format_args!("{m}")),
+        CoreError::Unsupported(m) => verbose_refuse(dnnl_unimplemented, format_args!("{m}")),
+        CoreError::OutOfMemory => refuse(dnnl_out_of_memory, "out of memory"),
+    }
+}
+
+/// Creates the resampling pd data for an op desc (the checks of oneDNN's pd init).
+unsafe fn create_pd_data(
+    op_desc: const_dnnl_op_desc_t,
+    attr: const_dnnl_primitive_attr_t,
+    engine: dnnl_engine_t,
+    hint: const_dnnl_primitive_desc_t,
+) -> Result<PdData, dnnl_status_t> {
+    if op_desc.is_null() || engine_ref(engine).is_none() {
+        return Err(refuse(dnnl_invalid_arguments, "primitive_desc_create: NULL op desc or bad engine"));
+    }
+    let kind = *(op_desc as *const c_int);
+    if kind != dnnl_resampling {
+        if (dnnl_reorder..=dnnl_softmax_v2).contains(&kind) {
+            return Err(verbose_refuse(dnnl_unimplemented, format_args!("primitive kind {kind} is not implemented")));
+        }
+        return Err(verbose_refuse(dnnl_invalid_arguments, format_args!("unknown primitive kind {kind}")));
+    }
+    let rd = *(op_desc as *const dnnl_resampling_desc_t);
+    let attr_v = if attr.is_null() {
+        dnnl_primitive_attr::default()
+    } else {
+        match attr_ref(attr) {
+            Some(a) => a.clone(),
+            None => return Err(refuse(dnnl_invalid_arguments, "primitive_desc_create: bad attr")),
+        }
+    };
+    let forward = match rd.prop_kind {
+        dnnl_forward_training | dnnl_forward_inference => true,
+        dnnl_backward_data => false,
+        p => return Err(verbose_refuse(dnnl_invalid_arguments, format_args!("prop kind {p} is not a resampling one"))),
+    };
+    if rd.alg_kind != dnnl_resampling_nearest && rd.alg_kind != dnnl_resampling_linear {
+        return Err(verbose_refuse(dnnl_invalid_arguments, format_args!("algorithm {:#x} is not a resampling one", rd.alg_kind)));
+    }
+    let (mut inp, mut out) = if forward { (rd.src_desc, rd.dst_desc) } else { (rd.diff_dst_desc, rd.diff_src_desc) };
+    // Sizes: forward-input (src / diff_src) and forward-output (dst / diff_dst).
+    let (fin, fout) = if forward { (&inp, &out) } else { (&out, &inp) };
+    if !(3..=5).contains(&fin.ndims) || fin.ndims != fout.ndims || fin.dims[0] != fout.dims[0] || fin.dims[1] != fout.dims[1] {
+        return Err(refuse(dnnl_invalid_arguments, "resampling desc: src and dst disagree in ndims, N or C"));
+    }
+    if forward && inp.format_kind == dnnl_format_kind_any {
+        return Err(refuse(dnnl_invalid_arguments, "resampling forward: src format is any"));
+    }
+    if !forward && inp.format_kind == dnnl_format_kind_any {
+        let h = if hint.is_null() { None } else { pd_ref(hint) };
+        match h {
+            Some(h) if h.data.forward => {
+                let hd = &h.data.output_md;
+                let n = inp.ndims as usize;
+                if hd.ndims != inp.ndims || hd.dims[..n] != inp.dims[..n] {
+                    return Err(refuse(dnnl_unimplemented, "resampling backward: hint dst dims differ from diff_dst"));
+                }
+                let dt = inp.data_type;
+                inp = *hd;
+                inp.data_type = dt;
+            }
+            Some(_) => return Err(refuse(dnnl_invalid_arguments, "resampling backward: hint is not a forward resampling pd")),
+            None => return Err(refuse(dnnl_unimplemented, "resampling backward: diff_dst format any needs a forward hint")),
+        }
+    }
+    if out.format_kind == dnnl_format_kind_any {
+        init_by_blocking_desc(&mut out, inp.blocking());
+    }
+    let (in_name, out_name) = if forward { ("src", "dst") } else { ("diff_dst", "diff_src") };
+    let lin = layout_of(&inp, in_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
+    let lout = layout_of(&out, out_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
+    if !is_injective(&lout) {
+        return Err(verbose_refuse(dnnl_unimplemented, format_args!("{out_name}: strides make elements overlap")));
+    }
+    let empty = lin.padded.contains(&0) || lout.padded.contains(&0) || lin.is_empty() || lout.is_empty();
+    let plan = if empty {
+        None
+    } else {
+        Some(Plan::new(problem(rd.alg_kind, forward, &lin, &lout)).map_err(status_of)?)
+    };
+    let kernel = plan.as_ref().map_or("empty", |p| p.kernel_name());
+    let impl_name = CString::new(format!("libresample:{kernel}")).unwrap_or_default();
+    Ok(PdData { engine, rd, forward, input_md: inp, output_md: out, plan, impl_name, attr: attr_v })
+}
+
+/// Creates a primitive descriptor for an op desc (only resampling descs are implemented).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_create(
+    primitive_desc: *mut dnnl_primitive_desc_t,
+    op_desc: const_dnnl_op_desc_t,
+    attr: const_dnnl_primitive_attr_t,
+    engine: dnnl_engine_t,
+    hint_forward_primitive_desc: const_dnnl_primitive_desc_t,
+) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if primitive_desc.is_null() {
+            return refuse(dnnl_invalid_arguments, "primitive_desc_create: primitive_desc is NULL");
+        }
+        match create_pd_data(op_desc, attr, engine, hint_forward_primitive_desc) {
+            Ok(d) => {
+                primitive_desc.write(new_pd_handle(Arc::new(d)));
+                dnnl_success
+            }
+            Err(s) => s,
+        }
+    })
+}
+
+/// Clones a primitive descriptor.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_clone(
+    primitive_desc: *mut dnnl_primitive_desc_t,
+    existing_primitive_desc: const_dnnl_primitive_desc_t,
+) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        let (Some(pd), false) = (pd_ref(existing_primitive_desc), primitive_desc.is_null()) else {
+            return refuse(dnnl_invalid_arguments, "primitive_desc_clone: bad pd or NULL result");
+        };
+        primitive_desc.write(new_pd_handle(pd.data.clone()));
+        dnnl_success
+    })
+}
+
+/// Returns the attributes of a primitive descriptor (owned by the pd).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_get_attr(
+    primitive_desc: const_dnnl_primitive_desc_t,
+    attr: *mut const_dnnl_primitive_attr_t,
+) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        let (Some(pd), false) = (pd_ref(primitive_desc), attr.is_null()) else {
+            return refuse(dnnl_invalid_arguments, "primitive_desc_get_attr: bad pd or NULL result");
+        };
+        attr.write(pd.attr_handle);
+        dnnl_success
+    })
+}
+
+/// Destroys a primitive descriptor (NULL is accepted).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_destroy(primitive_desc: dnnl_primitive_desc_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if primitive_desc.is_null() {
+            return dnnl_success;
+        }
+        match registry::unregister(primitive_desc, Kind::PrimitiveDesc) {
+            Some(_) => dnnl_success,
+            None => refuse(dnnl_invalid_arguments, "primitive_desc_destroy: not a live pd"),
+        }
+    })
+}
+
+/// Queries a primitive descriptor; `result` points to storage of the query's type.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_query(
+    primitive_desc: const_dnnl_primitive_desc_t,
+    what: dnnl_query_t,
+    index: c_int,
+    result: *mut c_void,
+) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        let (Some(pd), false) = (pd_ref(primitive_desc), result.is_null()) else {
+            return refuse(dnnl_invalid_arguments, "primitive_desc_query: bad pd or NULL result");
+        };
+        let d = &*pd.data;
+        match what {
+            dnnl_query_engine => (result as *mut dnnl_engine_t).write(d.engine),
+            dnnl_query_primitive_kind => (result as *mut dnnl_primitive_kind_t).write(dnnl_resampling),
+            dnnl_query_num_of_inputs_s32 | dnnl_query_num_of_outputs_s32 => (result as *mut c_int).write(1),
+            dnnl_query_memory_consumption_s64 | dnnl_query_cache_blob_id_size_s64 => {
+                (result as *mut dnnl_dim_t).write(0)
+            }
+            dnnl_query_impl_info_str => (result as *mut *const c_char).write(d.impl_name.as_ptr()),
+            dnnl_query_prop_kind => (result as *mut dnnl_prop_kind_t).write(d.rd.prop_kind),
+            dnnl_query_op_d => {
+                if index != 0 {
+                    return refuse(dnnl_invalid_arguments, "primitive_desc_query: op_d index must be 0");
+                }
+                (result as *mut *const dnnl_resampling_desc_t).write(&d.rd)
+            }
+            dnnl_query_resampling_d => (result as *mut *const dnnl_resampling_desc_t).write(&d.rd),
+            dnnl_query_src_md..=dnnl_query_scratchpad_md => {
+                (result as *mut *const dnnl_memory_desc_t).write(d.md_for(what, index))
+            }
+            dnnl_query_exec_arg_md => (result as *mut *const dnnl_memory_desc_t).write(d.arg_md(index)),
+            _ => return verbose_refuse(dnnl_unimplemented, format_args!("primitive_desc_query: query {what} is not supported")),
+        }
+        dnnl_success
+    })
+}
+
+/// Queries a memory descriptor of a primitive descriptor; a zero md for tensors the
+/// primitive does not have; NULL for non-md queries and bad handles.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
+    primitive_desc: const_dnnl_primitive_desc_t,
+    what: dnnl_query_t,
+    index: c_int,
+) -> *const dnnl_memory_desc_t {
+    ffi_guard!(std::ptr::null(), {
+        let md_query = (dnnl_query_src_md..=dnnl_query_scratchpad_md).contains(&what) || what == dnnl_query_exec_arg_md;
+        if !md_query {
+            return std::ptr::null();
+        }
+        let mut res: *const dnnl_memory_desc_t = std::ptr::null();
+        if dnnl_primitive_desc_query(primitive_desc, what, index, &mut res as *mut _ as *mut c_void) != dnnl_success {
+            return std::ptr::null();
+        }
+        res
+    })
+}
+
+/// Queries an `int` value (numbers of inputs and outputs); 0 for anything else.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_query_s32(
+    primitive_desc: const_dnnl_primitive_desc_t,
+    what: dnnl_query_t,
+    index: c_int,
+) -> c_int {
+    ffi_guard!(0, {
+        if what != dnnl_query_num_of_inputs_s32 && what != dnnl_query_num_of_outputs_s32 {
+            return 0;
+        }
+        let mut res: c_int = 0;
+        if dnnl_primitive_desc_query(primitive_desc, what, index, &mut res as *mut c_int as *mut c_void) != dnnl_success {
+            return 0;
+        }
+        res
+    })
+}
+
+/// Iterator over the implementations of an op desc (this library has one per problem).
+pub struct dnnl_primitive_desc_iterator {
+    data: Arc<PdData>,
+    pos: usize,
+}
+pub type dnnl_primitive_desc_iterator_t = *mut dnnl_primitive_desc_iterator;
+pub type const_dnnl_primitive_desc_iterator_t = *const dnnl_primitive_desc_iterator;
+
+/// Creates an implementation iterator positioned on the first implementation.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
+    iterator: *mut dnnl_primitive_desc_iterator_t,
+    op_desc: const_dnnl_op_desc_t,
+    attr: const_dnnl_primitive_attr_t,
+    engine: dnnl_engine_t,
+    hint_forward_primitive_desc: const_dnnl_primitive_desc_t,
+) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if iterator.is_null() {
+            return refuse(dnnl_invalid_arguments, "primitive_desc_iterator_create: iterator is NULL");
+        }
+        match create_pd_data(op_desc, attr, engine, hint_forward_primitive_desc) {
+            Ok(d) => {
+                let it = dnnl_primitive_desc_iterator { data: Arc::new(d), pos: 0 };
+                iterator.write(registry::register(it, Kind::PdIterator));
+                dnnl_success
+            }
+            Err(s) => s,
+        }
+    })
+}
+
+/// Advances the iterator; `dnnl_iterator_ends` when no implementation is left.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(iterator: dnnl_primitive_desc_iterator_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if registry::get(iterator, Kind::PdIterator).is_none() {
+            return refuse(dnnl_invalid_arguments, "primitive_desc_iterator_next: bad iterator");
+        }
+        // SAFETY: live handle; the C API makes the caller the only user of an iterator.
+        let pos = &mut (*iterator).pos;
+        *pos = pos.saturating_add(1);
+        dnnl_iterator_ends
+    })
+}
+
+/// A new primitive descriptor for the current implementation (NULL past the end).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(iterator: const_dnnl_primitive_desc_iterator_t) -> dnnl_primitive_desc_t {
+    ffi_guard!(std::ptr::null_mut(), {
+        match registry::get(iterator, Kind::PdIterator) {
+            Some(it) if it.pos == 0 => new_pd_handle(it.data.clone()),
+            _ => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// Destroys an iterator (NULL is accepted).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_desc_iterator_destroy(iterator: dnnl_primitive_desc_iterator_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if iterator.is_null() {
+            return dnnl_success;
+        }
+        match registry::unregister(iterator, Kind::PdIterator) {
+            Some(_) => dnnl_success,
+            None => refuse(dnnl_invalid_arguments, "primitive_desc_iterator_destroy: not a live iterator"),
+        }
+    })
+}
+
+/// Creates a default attribute set.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_create(attr: *mut dnnl_primitive_attr_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if attr.is_null() {
+            return refuse(dnnl_invalid_arguments, "primitive_attr_create: attr is NULL");
+        }
+        attr.write(registry::register(dnnl_primitive_attr::default(), Kind::Attr));
+        dnnl_success
+    })
+}
+
+/// Clones an attribute set.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_clone(attr: *mut dnnl_primitive_attr_t, existing_attr: const_dnnl_primitive_attr_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        let (Some(a), false) = (attr_ref(existing_attr), attr.is_null()) else {
+            return refuse(dnnl_invalid_arguments, "primitive_attr_clone: bad attr or NULL result");
+        };
+        attr.write(registry::register(a.clone(), Kind::Attr));
+        dnnl_success
+    })
+}
+
+/// Destroys an attribute set (NULL is accepted). Attributes owned by a primitive
+/// descriptor are refused.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_destroy(attr: dnnl_primitive_attr_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if attr.is_null() {
+            return dnnl_success;
+        }
+        match registry::unregister(attr, Kind::Attr) {
+            Some(_) => dnnl_success,
+            None => refuse(dnnl_invalid_arguments, "primitive_attr_destroy: not a live attr"),
+        }
+    })
+}
+
+/// Returns the scratchpad mode of an attribute set.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_get_scratchpad_mode(attr: const_dnnl_primitive_attr_t, mode: *mut dnnl_scratchpad_mode_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
+            return refuse(dnnl_invalid_arguments, "primitive_attr_get_scratchpad_mode: bad attr or NULL result");
+        };
+        mode.write(a.scratchpad_mode);
+        dnnl_success
+    })
+}
+
+/// Sets the scratchpad mode (library or user; resampling needs no scratchpad either way).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_set_scratchpad_mode(attr: dnnl_primitive_attr_t, mode: dnnl_scratchpad_mode_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if user_attr_ref(attr).is_none() || !(dnnl_scratchpad_mode_library..=dnnl_scratchpad_mode_user).contains(&mode) {
+            return refuse(dnnl_invalid_arguments, "primitive_attr_set_scratchpad_mode: bad attr or mode");
+        }
+        (*attr).scratchpad_mode = mode;
+        dnnl_success
+    })
+}
+
+/// Returns the floating-point math mode of an attribute set.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_get_fpmath_mode(attr: const_dnnl_primitive_attr_t, mode: *mut dnnl_fpmath_mode_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
+            return refuse(dnnl_invalid_arguments, "primitive_attr_get_fpmath_mode: bad attr or NULL result");
+        };
+        mode.write(a.fpmath_mode);
+        dnnl_success
+    })
+}
+
+/// Sets the floating-point math mode (resampling computes in f32 whatever the mode).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_primitive_attr_set_fpmath_mode(attr: dnnl_primitive_attr_t, mode: dnnl_fpmath_mode_t) -> dnnl_status_t {
+    ffi_guard!(dnnl_runtime_error, {
+        if user_attr_ref(attr).is_none() || !(dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode) {
+            return refuse(dnnl_invalid_arguments, "primitive_attr_set_fpmath_mode: bad attr or mode");
+        }
+        (*attr).fpmath_mode = mode;
+        dnnl_success
+    })
+}

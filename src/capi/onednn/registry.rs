@@ -1,0 +1,55 @@
+//! Live-handle registry: every opaque handle this face hands out is recorded here with its
+//! kind, so a call given a NULL, destroyed, foreign or wrong-kind pointer is refused with
+//! `dnnl_invalid_arguments` instead of dereferencing it.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// What a registered pointer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Engine,
+    Stream,
+    Memory,
+    PrimitiveDesc,
+    PdIterator,
+    Primitive,
+    Attr,
+    /// An attribute set owned by a primitive descriptor (read-only for the caller).
+    PdAttr,
+}
+
+fn live() -> MutexGuard<'static, HashMap<usize, Kind>> {
+    static LIVE: OnceLock<Mutex<HashMap<usize, Kind>>> = OnceLock::new();
+    LIVE.get_or_init(|| Mutex::new(HashMap::new())).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Moves `value` to the heap and records it; the result is the C handle.
+pub(crate) fn register<T>(value: T, kind: Kind) -> *mut T {
+    let p = Box::into_raw(Box::new(value));
+    live().insert(p as usize, kind);
+    p
+}
+
+/// The object behind `p` when `p` is a live handle of `kind`.
+///
+/// # Safety
+/// Registered pointers stay valid until [`unregister`]; a caller destroying a handle while
+/// another thread uses it is a race in the C program, as in oneDNN.
+pub(crate) unsafe fn get<'a, T>(p: *const T, kind: Kind) -> Option<&'a T> {
+    if p.is_null() || live().get(&(p as usize)) != Some(&kind) {
+        return None;
+    }
+    Some(&*p)
+}
+
+/// Removes a live handle and returns ownership of it; `None` if `p` is not a live `kind`.
+pub(crate) unsafe fn unregister<T>(p: *mut T, kind: Kind) -> Option<Box<T>> {
+    let mut l = live();
+    if p.is_null() || l.get(&(p as usize)) != Some(&kind) {
+        return None;
+    }
+    l.remove(&(p as usize));
+    drop(l);
+    Some(Box::from_raw(p))
+}

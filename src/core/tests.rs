@@ -1,0 +1,353 @@
+//! Randomised cross-checks: every kernel choice must reproduce the scalar reference bit for
+//! bit (same float operation order), over random shapes, rules, layouts, types and post-ops.
+
+use super::*;
+
+/// Small deterministic generator (xorshift64*), so failures reproduce from the seed.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+    pub fn f32(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+    }
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+}
+
+fn random_layout(
+    rng: &mut Rng,
+    dt: DataType,
+    dims: &[usize],
+    block_axis: Option<usize>,
+    block: usize,
+) -> Layout {
+    let rank = dims.len();
+    let mut order: Vec<usize> = (0..rank).collect();
+    match rng.below(3) {
+        0 => {}
+        1 if rank >= 3 => {
+            // Channels-last: axis 1 innermost.
+            order.remove(1);
+            order.push(1);
+        }
+        _ => {
+            for i in (1..rank).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+        }
+    }
+    let mut l = Layout::dense_permuted(dt, dims, &order);
+    if let Some(c) = block_axis {
+        // Blocked on axis c: lanes innermost, block index where c was.
+        let padded = dims[c].div_ceil(block) * block;
+        let mut s = block;
+        let mut strides = vec![0; rank];
+        for &d in order.iter().rev() {
+            strides[d] = s;
+            s *= if d == c { padded / block } else { dims[d] };
+        }
+        l.strides = strides;
+        l.padded[c] = padded;
+        l.blocks[c] = block;
+        l.inner_strides[c] = 1;
+    } else if rng.below(4) == 0 {
+        // Gaps between elements and a base offset.
+        for s in &mut l.strides {
+            *s *= 2;
+        }
+        l.offset = rng.below(7);
+    }
+    l
+}
+
+fn fill(rng: &mut Rng, l: &Layout) -> Vec<u8> {
+    let n = l.span_bytes().unwrap();
+    let mut b = vec![0u8; n];
+    let sz = l.dtype.size();
+    for i in 0..n / sz {
+        let v = match l.dtype {
+            DataType::S8 | DataType::U8 | DataType::S32 => rng.f32(-20.0, 300.0),
+            _ => rng.f32(-10.0, 10.0),
+        };
+        unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
+    }
+    b
+}
+
+fn random_problem(rng: &mut Rng) -> (Problem, Vec<Vec<u8>>) {
+    let rank = rng.range(1, 5);
+    let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+    let direction = rng.pick(&[Direction::Forward, Direction::Backward]);
+    let flavour = rng.below(3);
+    let mut axes = Vec::new();
+    let (mut fin, mut fout) = (Vec::new(), Vec::new());
+    for d in 0..rank {
+        let i = rng.range(1, 12);
+        let resample = rank == 1 || rng.below(3) != 0;
+        if !resample || (flavour == 0 && d < 2 && rank >= 3) {
+            axes.push(AxisRule::Identity);
+            fin.push(i);
+            fout.push(i);
+            continue;
+        }
+        let o = rng.range(1, 12);
+        axes.push(match flavour {
+            0 => AxisRule::OnednnHalfPixel,
+            1 => AxisRule::Affine {
+                scale: o as f32 / i as f32 * rng.f32(0.7, 1.3),
+                input_offset: rng.pick(&[0.5, 0.0, 0.25]),
+                output_offset: rng.pick(&[-0.5, 0.0]),
+                rounding: rng.pick(&[
+                    NearestRounding::HalfUp,
+                    NearestRounding::Floor,
+                    NearestRounding::Ceil,
+                ]),
+                antialias: rng.below(2) == 0,
+            },
+            _ => AxisRule::Floor {
+                ratio: i as f32 / o as f32,
+                exact: rng.below(2) == 0,
+            },
+        });
+        fin.push(i);
+        fout.push(o);
+    }
+    let numerics = if flavour == 0 {
+        Numerics::Onednn
+    } else {
+        Numerics::Ieee
+    };
+    let dts = [
+        DataType::F32,
+        DataType::Bf16,
+        DataType::F16,
+        DataType::S8,
+        DataType::U8,
+        DataType::S32,
+    ];
+    let sdt = rng.pick(&dts);
+    let ddt = if rng.below(2) == 0 {
+        sdt
+    } else {
+        rng.pick(&dts)
+    };
+    let (sdims, ddims) = match direction {
+        Direction::Forward => (fin.clone(), fout.clone()),
+        Direction::Backward => (fout.clone(), fin.clone()),
+    };
+    // Block an identity axis now and then (same blocking in src and dst).
+    let ident: Vec<usize> = (0..rank)
+        .filter(|&d| axes[d] == AxisRule::Identity)
+        .collect();
+    let (block_axis, block) = if !ident.is_empty() && rng.below(3) == 0 {
+        (Some(rng.pick(&ident)), rng.pick(&[4, 8, 16]))
+    } else {
+        (None, 1)
+    };
+    let src = random_layout(rng, sdt, &sdims, block_axis, block);
+    let dst = random_layout(rng, ddt, &ddims, block_axis, block);
+    let mut post_ops = Vec::new();
+    let mut bins = Vec::new();
+    if direction == Direction::Forward && rng.below(3) == 0 {
+        post_ops.push(PostOp::Sum {
+            scale: 0.5,
+            zero_point: 0,
+        });
+        post_ops.push(PostOp::Eltwise {
+            alg: EltwiseAlg::Relu,
+            alpha: 0.1,
+            beta: 0.0,
+            scale: 1.0,
+        });
+        let bdims: Vec<usize> = ddims
+            .iter()
+            .map(|&n| if rng.below(2) == 0 { 1 } else { n })
+            .collect();
+        let l = Layout::dense(DataType::F32, &bdims);
+        bins.push(fill(rng, &l));
+        post_ops.push(PostOp::Binary {
+            op: BinaryOp::Mul,
+            src1: l,
+        });
+    }
+    (
+        Problem {
+            alg,
+            direction,
+            axes,
+            src,
+            dst,
+            post_ops,
+            numerics,
+        },
+        bins,
+    )
+}
+
+#[test]
+fn kernels_match_reference_bitwise() {
+    let mut rng = Rng::new(20261121);
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..3000 {
+        let (p, bins) = random_problem(&mut rng);
+        let plan = match Plan::new(p.clone()) {
+            Ok(plan) => plan,
+            Err(e) => panic!("case {case}: plan refused: {e}\n{p:?}"),
+        };
+        *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+        let src = fill(&mut rng, &p.src);
+        let init = fill(&mut rng, &p.dst);
+        let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
+        let (mut fast, mut slow) = (init.clone(), init.clone());
+        plan.execute(&src, &mut fast, &bins).unwrap();
+        plan.execute_reference(&src, &mut slow, &bins);
+        if fast != slow {
+            let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+            panic!(
+                "case {case} ({}): first differing byte {i}\n{p:?}",
+                plan.kernel_name()
+            );
+        }
+    }
+    for k in ["lanes", "rows", "generic"] {
+        assert!(
+            kinds.get(k).copied().unwrap_or(0) > 50,
+            "kernel {k} barely exercised: {kinds:?}"
+        );
+    }
+}
+
+#[test]
+fn padding_lanes_are_zeroed() {
+    // nChw8c-like: C = 3 padded to 8; garbage in dst padding must become zero.
+    let dims = [1, 3, 2, 2];
+    let mut l = Layout::dense(DataType::F32, &dims);
+    l.padded[1] = 8;
+    l.blocks[1] = 8;
+    l.inner_strides[1] = 1;
+    l.strides = vec![8 * 4, 8 * 4, 8 * 2, 8];
+    let mut dl = l.clone();
+    dl.dims = vec![1, 3, 4, 4];
+    dl.padded = vec![1, 8, 4, 4];
+    dl.strides = vec![8 * 16, 8 * 16, 8 * 4, 8];
+    let p = Problem {
+        alg: Algorithm::Linear,
+        direction: Direction::Forward,
+        axes: vec![
+            AxisRule::Identity,
+            AxisRule::Identity,
+            AxisRule::OnednnHalfPixel,
+            AxisRule::OnednnHalfPixel,
+        ],
+        src: l.clone(),
+        dst: dl.clone(),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    let plan = Plan::new(p).unwrap();
+    assert_eq!(plan.kernel_name(), "lanes");
+    let src = vec![0x11u8; l.span_bytes().unwrap()];
+    let mut dst = vec![0xFFu8; dl.span_bytes().unwrap()];
+    plan.execute(&src, &mut dst, &[]).unwrap();
+    let f: Vec<f32> = dst
+        .chunks(4)
+        .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    for px in 0..16 {
+        assert!(
+            f[px * 8 + 3..px * 8 + 8].iter().all(|&v| v == 0.0),
+            "pixel {px}: {:?}",
+            &f[px * 8..px * 8 + 8]
+        );
+        assert!(f[px * 8..px * 8 + 3]
+            .iter()
+            .all(|&v| v == f32::from_ne_bytes([0x11; 4])));
+    }
+}
+
+#[test]
+#[allow(clippy::excessive_precision)] // values as printed by libdnnl with %.9g
+fn onednn_linear_numeric_examples() {
+    // reference/onednn.md §2.3, src = [0, 1, …], 1D linear; 9-digit values printed by
+    // libdnnl 2.6.3 itself (the doc rounds them to 7 digits).
+    let run = |i: usize, o: usize| -> Vec<f32> {
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Forward,
+            axes: vec![AxisRule::OnednnHalfPixel],
+            src: Layout::dense(DataType::F32, &[i]),
+            dst: Layout::dense(DataType::F32, &[o]),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let src: Vec<u8> = (0..i).flat_map(|v| (v as f32).to_ne_bytes()).collect();
+        let mut dst = vec![0u8; o * 4];
+        Plan::new(p).unwrap().execute(&src, &mut dst, &[]).unwrap();
+        dst.chunks(4)
+            .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    assert_eq!(run(3, 5), [0.0, 0.399_999_976, 1.0, 1.599_999_9, 2.0]);
+    assert_eq!(run(4, 6), [0.0, 0.5, 1.166_666_63, 1.833_333_25, 2.5, 3.0]);
+    assert_eq!(run(5, 3), [0.333_333_313, 2.0, 3.666_666_51]);
+    assert_eq!(run(3, 2), [0.25, 1.75]);
+    assert_eq!(run(4, 1), [1.5]);
+}
+
+#[test]
+fn onednn_backward_examples() {
+    // reference/onednn.md §3, 1D (verified against libdnnl 2.6.3).
+    let run = |alg: Algorithm, i: usize, o: usize, dd: &[f32]| -> Vec<f32> {
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes: vec![AxisRule::OnednnHalfPixel],
+            src: Layout::dense(DataType::F32, &[o]),
+            dst: Layout::dense(DataType::F32, &[i]),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let src: Vec<u8> = dd.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut dst = vec![0u8; i * 4];
+        Plan::new(p).unwrap().execute(&src, &mut dst, &[]).unwrap();
+        dst.chunks(4)
+            .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    assert_eq!(
+        run(Algorithm::Nearest, 3, 5, &[1.0, 2.0, 3.0, 4.0, 5.0]),
+        [3.0, 3.0, 9.0]
+    );
+    assert_eq!(
+        run(Algorithm::Nearest, 5, 3, &[1.0, 2.0, 3.0]),
+        [1.0, 0.0, 2.0, 0.0, 3.0]
+    );
+    assert_eq!(
+        run(Algorithm::Linear, 3, 5, &[1.0, 2.0, 3.0, 4.0, 5.0]),
+        [2.2, 5.400_000_6, 7.399_999_6]
+    );
+    assert_eq!(
+        run(Algorithm::Linear, 4, 6, &[1.0; 6]),
+        [1.5, 1.500_000_1, 1.499_999_9, 1.5]
+    );
+    assert_eq!(
+        run(Algorithm::Linear, 5, 3, &[1.0, 2.0, 3.0]),
+        [0.666_666_7, 0.333_333_3, 2.0, 1.000_000_5, 1.999_999_5]
+    );
+}

@@ -1,0 +1,150 @@
+//! Compiles every `c_tests/*.c` program against `include/` and the freshly built
+//! `libresample.so`, runs it, and reports each program's result. A program passes when it
+//! exits with status 0. A first line `// link: <flags>` adds linker flags.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn target_triple() -> String {
+    format!(
+        "{}-unknown-{}-gnu",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    )
+}
+
+/// Directory holding the `libresample.so` cargo built for this test run: the test binary's
+/// own directory (`target/<profile>/deps`), where cargo refreshes the cdylib on every build.
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let dir = exe.parent().expect("target/<profile>/deps").to_path_buf();
+    assert!(
+        dir.join("libresample.so").exists(),
+        "libresample.so not found in {} (cargo builds the cdylib for tests)",
+        dir.display()
+    );
+    dir
+}
+
+/// Stages the freshly built library as an installed one would look: `libresample.so` (for
+/// linking) and `libresample.so.1` (the SONAME, for loading), both pointing at the build.
+pub fn stage_library(dir: &Path) -> PathBuf {
+    let built = lib_dir().join("libresample.so");
+    std::fs::create_dir_all(dir).expect("create staging dir");
+    for name in ["libresample.so", "libresample.so.1"] {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&built, &link).expect("symlink libresample");
+    }
+    dir.to_path_buf()
+}
+
+fn compiler() -> cc::Tool {
+    let triple = target_triple();
+    cc::Build::new()
+        .cargo_metadata(false)
+        .opt_level(1)
+        .debug(true)
+        .target(&triple)
+        .host(&triple)
+        .get_compiler()
+}
+
+/// Compiles `src` into `out`, linking against libresample.
+pub fn build_c(src: &Path, out: &Path, include: &Path, lib: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(src).map_err(|e| e.to_string())?;
+    let extra: Vec<String> = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("// link:"))
+        .map(|f| f.split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    let mut cmd = compiler().to_command();
+    cmd.arg("-std=gnu11")
+        .args([
+            "-Wall",
+            "-Wextra",
+            "-Werror=implicit-function-declaration",
+            "-Werror=incompatible-pointer-types",
+        ])
+        .arg("-I")
+        .arg(include)
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lresample")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(&extra)
+        .arg("-lm");
+    let o = cmd
+        .output()
+        .map_err(|e| format!("cannot run the C compiler: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "compile failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    Ok(())
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let out_dir = lib_dir().join("c_tests");
+    let lib = stage_library(&out_dir.join("lib"));
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("c_tests"))
+        .expect("c_tests/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .filter(|p| {
+            filter
+                .as_ref()
+                .is_none_or(|f| p.to_string_lossy().contains(f.as_str()))
+        })
+        .collect();
+    sources.sort();
+    let (mut passed, mut failed) = (0, 0);
+    for src in &sources {
+        let name = src.file_stem().unwrap().to_string_lossy().to_string();
+        let exe = out_dir.join(&name);
+        let result = build_c(src, &exe, &root.join("include"), &lib).and_then(|()| {
+            let o = Command::new(&exe)
+                .output()
+                .map_err(|e| format!("cannot run: {e}"))?;
+            let tail: String = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_string();
+            if o.status.success() {
+                Ok(tail)
+            } else {
+                Err(format!(
+                    "exit {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                    o.status.code(),
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                ))
+            }
+        });
+        match result {
+            Ok(tail) => {
+                passed += 1;
+                println!("c_test {name} ... ok ({tail})");
+            }
+            Err(e) => {
+                failed += 1;
+                println!("c_test {name} ... FAILED\n{e}");
+            }
+        }
+    }
+    println!("\nc_tests: {passed} passed, {failed} failed");
+    if failed > 0 || sources.is_empty() {
+        if sources.is_empty() {
+            println!("no C test found in c_tests/");
+        }
+        std::process::exit(1);
+    }
+}
