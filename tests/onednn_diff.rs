@@ -29,14 +29,26 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// target/debug (or target/release): the directory holding libresample.so.
-fn target_dir() -> PathBuf {
+/// The libresample.so cargo built for this test run lives next to the test executable
+/// (target/<profile>/deps). It is staged in the work dir as an installed library would look:
+/// libresample.so (link time) and libresample.so.1 (the SONAME, run time).
+fn staged_lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("current_exe");
-    // target/<profile>/deps/onednn_diff-HASH
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("test executable lives in target/<profile>/deps")
-        .to_path_buf()
+    let deps = exe.parent().expect("target/<profile>/deps").to_path_buf();
+    let built = deps.join("libresample.so");
+    assert!(
+        built.exists(),
+        "{} not found (cargo builds the cdylib for integration tests)",
+        built.display()
+    );
+    let dir = work_dir().join("lib");
+    std::fs::create_dir_all(&dir).expect("create lib dir");
+    for name in ["libresample.so", "libresample.so.1"] {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&built, &link).expect("symlink libresample");
+    }
+    dir
 }
 
 fn work_dir() -> PathBuf {
@@ -90,27 +102,30 @@ fn require_real_onednn() {
 }
 
 /// Compiles c_tests/diff/onednn_diff.c against one library (once per test process; tests
-/// run in parallel threads); returns the executable.
-fn build(lib: Lib) -> PathBuf {
-    static REAL: Mutex<Option<PathBuf>> = Mutex::new(None);
-    static OURS: Mutex<Option<PathBuf>> = Mutex::new(None);
-    let cell = match lib {
-        Lib::Real => &REAL,
-        Lib::Ours => &OURS,
-    };
-    let mut g = cell.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = g.as_ref() {
+/// run in parallel threads); returns the executable. `issue3` adds -DONEDNN_DIFF_ISSUE3 (the
+/// post-op / output-scale API).
+fn build(lib: Lib, issue3: bool) -> PathBuf {
+    static CACHE: Mutex<Vec<(Lib, bool, PathBuf)>> = Mutex::new(Vec::new());
+    let mut g = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, p)) = g.iter().find(|(l, i, _)| *l == lib && *i == issue3) {
         return p.clone();
     }
-    let p = build_uncached(lib);
-    *g = Some(p.clone());
+    let p = build_uncached(lib, issue3);
+    g.push((lib, issue3, p.clone()));
     p
 }
 
-fn build_uncached(lib: Lib) -> PathBuf {
+fn build_uncached(lib: Lib, issue3: bool) -> PathBuf {
     let src = repo().join("c_tests/diff/onednn_diff.c");
-    let exe = work_dir().join(format!("onednn_diff_{}", lib.name()));
+    let exe = work_dir().join(format!(
+        "onednn_diff_{}{}",
+        lib.name(),
+        if issue3 { "_issue3" } else { "" }
+    ));
     let mut cmd = compiler();
+    if issue3 {
+        cmd.arg("-DONEDNN_DIFF_ISSUE3");
+    }
     match lib {
         Lib::Real => {
             require_real_onednn();
@@ -128,12 +143,7 @@ fn build_uncached(lib: Lib) -> PathBuf {
                  (branch `onednn`), so there is nothing to compare yet",
                 inc.join("oneapi/dnnl/dnnl.h").display()
             );
-            let td = target_dir();
-            assert!(
-                td.join("libresample.so").exists(),
-                "{} not found (cargo test builds the cdylib there)",
-                td.join("libresample.so").display()
-            );
+            let td = staged_lib_dir();
             cmd.arg(format!("-I{}", inc.display()))
                 .arg(&src)
                 .arg("-o")
@@ -147,13 +157,21 @@ fn build_uncached(lib: Lib) -> PathBuf {
     let out = cmd.output().expect("run the C compiler");
     if !out.status.success() {
         let msg = String::from_utf8_lossy(&out.stderr);
+        let cmd = format!(
+            "{} {}",
+            cmd.get_program().to_string_lossy(),
+            cmd.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         if lib == Lib::Real {
             panic!(
                 "compiling/linking onednn_diff.c against the real oneDNN failed; is \
-                 libdnnl-dev 2.6 installed (`apt-get install libdnnl-dev`)?\n{cmd:?}\n{msg}"
+                 libdnnl-dev 2.6 installed (`apt-get install libdnnl-dev`)?\n{cmd}\n{msg}"
             );
         }
-        panic!("compiling onednn_diff.c against libresample failed:\n{cmd:?}\n{msg}");
+        panic!("compiling onednn_diff.c against libresample failed:\n{cmd}\n{msg}");
     }
     exe
 }
@@ -636,8 +654,9 @@ fn compare_opts(
 // The differential tests
 
 fn differential(extra: &[&str], tag: &str) {
-    let real = build(Lib::Real);
-    let ours = build(Lib::Ours);
+    let issue3 = extra.contains(&"--ext");
+    let real = build(Lib::Real, issue3);
+    let ours = build(Lib::Ours, issue3);
     let (seed, count) = seed_count();
     let mut args = vec![seed.as_str(), count.as_str()];
     args.extend_from_slice(extra);
@@ -671,7 +690,7 @@ fn onednn_differential_extended() {
 /// The numeric examples of onednn.md (§1, §2.1, §2.3, §3), each recorded there as verified
 /// against libdnnl 2.6.3: checked on the given library.
 fn check_examples(lib: Lib) -> String {
-    let exe = build(lib);
+    let exe = build(lib, false);
     let dump = run(
         &exe,
         &["0", "0", "--examples"],
@@ -783,7 +802,7 @@ fn tolerance_admits_onednn_jit_vs_ref_extended() {
 }
 
 fn jit_vs_ref(extra: &[&str]) {
-    let real = build(Lib::Real);
+    let real = build(Lib::Real, extra.contains(&"--ext"));
     let (seed, count) = seed_count();
     let mut args = vec![seed.as_str(), count.as_str()];
     args.extend_from_slice(extra);
