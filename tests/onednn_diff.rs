@@ -816,6 +816,23 @@ fn jit_vs_ref(extra: &[&str]) {
     }
 }
 
+/// onednn.md decision 2: libresample evaluates oneDNN's formulas in the operation order of
+/// oneDNN's `ref:any`, so its values must be bit-identical to `ref:any` (picked through the
+/// pd iterator) — for linear and backward too, not just within tolerance. Layout choices
+/// for format any are not compared here (ref:any resolves them differently from jit/simple;
+/// `onednn_differential` checks them against the default implementation).
+#[test]
+fn bit_exact_with_onednn_ref_any() {
+    let real = build(Lib::Real, false);
+    let ours = build(Lib::Ours, false);
+    let (seed, count) = seed_count();
+    let r = run(&real, &[&seed, &count, "--impl=ref"], "bitexact_ref");
+    let g = run(&ours, &[&seed, &count], "bitexact_ours");
+    if let Err(rep) = compare_opts("oneDNN-ref:any", &r, "libresample", &g, true, false) {
+        panic!("{rep}");
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // The comparator itself must be able to fail
 
