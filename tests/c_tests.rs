@@ -5,9 +5,10 @@
 //!
 //! Per-file flags: the leading lines of a source may be
 //! - `// link: <flags>`: extra linker flags, placed after `-lresample` (e.g. `-ldl`);
-//! - `// cflags: <flags>`: extra compiler flags, placed BEFORE `-I include/` (e.g.
-//!   `-I/usr/include -std=c++11`, so a program compiles against the real oneDNN headers
-//!   instead of the compatibility headers and still links with `-lresample`).
+//! - `// cflags: <flags>`: extra compiler flags that REPLACE `-I include/` (e.g.
+//!   `-I/usr/include -std=c++11`: the program compiles against the real oneDNN headers
+//!   instead of the compatibility headers, and still links with `-lresample`; GCC ignores
+//!   `-I` for a system directory, so include/ must not be on the path at all).
 //!
 //! CMakeLists.txt reads the same two header lines.
 
@@ -87,10 +88,11 @@ pub fn build_c(src: &Path, out: &Path, include: &Path, lib: &Path) -> Result<(),
             "-Werror=incompatible-pointer-types",
         ]);
     }
-    cmd.args(&cflags)
-        .arg("-I")
-        .arg(include)
-        .arg(src)
+    cmd.args(&cflags);
+    if cflags.is_empty() {
+        cmd.arg("-I").arg(include);
+    }
+    cmd.arg(src)
         .arg("-o")
         .arg(out)
         .arg(format!("-L{}", lib.display()))
