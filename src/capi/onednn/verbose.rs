@@ -1,9 +1,9 @@
 //! oneDNN 2.6 verbose mode: with `ONEDNN_VERBOSE` / `DNNL_VERBOSE` (read once) or
 //! `dnnl_set_verbose(level)`, level 1 prints one `onednn_verbose,exec,...` line per
 //! execution and level 2 also a `create` line per primitive creation, in oneDNN 2.6.3's
-//! format (memory descriptors, attributes, algorithm, problem, milliseconds); the first line
-//! is preceded by the `info` header. Refused calls print one `libresample,onednn,...` line
-//! saying why (see `super::verbose_refuse`).
+//! format (memory descriptors, attributes, algorithm, problem, milliseconds) on stdout, like
+//! oneDNN; the first line is preceded by the `info` header. Refused calls print one
+//! `libresample,onednn,...` line to stderr saying why (see `super::verbose_refuse`).
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -39,7 +39,8 @@ pub(crate) fn set_level(l: i32) {
     LEVEL.store(l, Ordering::Relaxed);
 }
 
-/// Prints one verbose line, preceded (once per process) by the `info` header.
+/// Prints one verbose line to stdout (as oneDNN does), preceded (once per process) by the
+/// `info` header.
 fn emit(line: &str) {
     static HEADER: AtomicBool = AtomicBool::new(false);
     let mut out = String::new();
@@ -64,8 +65,9 @@ fn emit(line: &str) {
     }
     out.push_str(line);
     out.push('\n');
+    // oneDNN prints its verbose lines to stdout.
     use std::io::Write as _;
-    let mut e = std::io::stderr().lock();
+    let mut e = std::io::stdout().lock();
     let _ = e.write_all(out.as_bytes());
     let _ = e.flush();
 }
