@@ -458,6 +458,15 @@ typedef struct dnnl_version_t {
 // CPU instruction set (`dnnl_cpu_isa_t`).
 typedef int dnnl_cpu_isa_t;
 
+// CPU instruction-set hints (`dnnl_cpu_isa_hints_t`).
+typedef int dnnl_cpu_isa_hints_t;
+
+// RNN cell flags (`dnnl_rnn_flags_t`).
+typedef int dnnl_rnn_flags_t;
+
+// RNN direction (`dnnl_rnn_direction_t`).
+typedef int dnnl_rnn_direction_t;
+
 typedef struct dnnl_primitive_desc *dnnl_primitive_desc_t;
 
 // An operation descriptor (`const_dnnl_op_desc_t`): any `dnnl_*_desc_t`, whose first field
@@ -502,15 +511,6 @@ typedef int32_t DML_FEATURE_LEVEL;
 
 // Stream flags (`dnnl_stream_flags_t`, 2.x numbering).
 typedef int dnnl_stream_flags_t;
-
-// CPU instruction-set hints (`dnnl_cpu_isa_hints_t`).
-typedef int dnnl_cpu_isa_hints_t;
-
-// RNN cell flags (`dnnl_rnn_flags_t`).
-typedef int dnnl_rnn_flags_t;
-
-// RNN direction (`dnnl_rnn_direction_t`).
-typedef int dnnl_rnn_direction_t;
 
 // A tensor stored in a buffer (here: host memory).
 typedef struct DML_BUFFER_TENSOR_DESC {
@@ -4285,6 +4285,42 @@ dnnl_status_t dnnl_get_default_fpmath_mode(dnnl_fpmath_mode_t *mode);
 // The widest instruction set the kernels use on this CPU, as a `dnnl_cpu_isa_t`
 // (AVX-512 kernels: `avx512_core`; AVX2: `avx2`; otherwise `sse41`).
 dnnl_cpu_isa_t dnnl_get_effective_cpu_isa(void);
+
+// Name of a status value.
+const char *dnnl_status2str(dnnl_status_t v);
+
+// Name of a data type.
+const char *dnnl_dt2str(dnnl_data_type_t v);
+
+// Name of a format kind.
+const char *dnnl_fmt_kind2str(dnnl_format_kind_t v);
+
+// Name of a propagation kind.
+const char *dnnl_prop_kind2str(dnnl_prop_kind_t v);
+
+// Name of a primitive kind.
+const char *dnnl_prim_kind2str(dnnl_primitive_kind_t v);
+
+// Name of an engine kind.
+const char *dnnl_engine_kind2str(dnnl_engine_kind_t v);
+
+// Name of a floating-point math mode.
+const char *dnnl_fpmath_mode2str(dnnl_fpmath_mode_t v);
+
+// Name of a scratchpad mode.
+const char *dnnl_scratchpad_mode2str(dnnl_scratchpad_mode_t v);
+
+// Name of a CPU instruction set.
+const char *dnnl_cpu_isa2str(dnnl_cpu_isa_t v);
+
+// Name of a CPU instruction-set hint.
+const char *dnnl_cpu_isa_hints2str(dnnl_cpu_isa_hints_t v);
+
+// Name of RNN flags.
+const char *dnnl_rnn_flags2str(dnnl_rnn_flags_t v);
+
+// Name of an RNN direction.
+const char *dnnl_rnn_direction2str(dnnl_rnn_direction_t v);
 
 // Name of a CPU threading runtime (`DNNL_RUNTIME_*`).
 const char *dnnl_runtime2str(unsigned int v);

@@ -218,7 +218,10 @@ mod tests {
         assert_eq!(eltwise(EltwiseAlg::Clip, 5.0, -1.0, 3.0), 3.0);
         assert_eq!(eltwise(EltwiseAlg::ClipV2, -5.0, -1.0, 3.0), -1.0);
         assert_eq!(eltwise(EltwiseAlg::Round, 2.5, 0.0, 0.0), 2.0);
-        assert_eq!(eltwise(EltwiseAlg::Hardswish, 1.0, 0.0, 0.0), 1.0 / 6.0 * 4.0);
+        assert_eq!(
+            eltwise(EltwiseAlg::Hardswish, 1.0, 0.0, 0.0),
+            1.0 / 6.0 * 4.0
+        );
         assert_eq!(eltwise(EltwiseAlg::Logistic, -100.0, 0.0, 0.0), 0.0);
         assert_eq!(eltwise(EltwiseAlg::SoftRelu, 100.0, 0.0, 0.0), 100.0);
         assert_eq!(eltwise(EltwiseAlg::Pow, 3.0, 2.0, 2.0), 18.0);

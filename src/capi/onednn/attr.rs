@@ -123,7 +123,9 @@ impl dnnl_primitive_attr {
 }
 
 /// An attribute set the user owns (mutable) or one a pd owns (read-only).
-pub(crate) unsafe fn attr_ref<'a>(a: *const dnnl_primitive_attr) -> Option<&'a dnnl_primitive_attr> {
+pub(crate) unsafe fn attr_ref<'a>(
+    a: *const dnnl_primitive_attr,
+) -> Option<&'a dnnl_primitive_attr> {
     registry::get(a, Kind::Attr).or_else(|| registry::get(a, Kind::PdAttr))
 }
 
@@ -396,7 +398,10 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_scales(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let Some(a) = attr_ref(attr) else {
-            return refuse(dnnl_invalid_arguments, "primitive_attr_get_scales: bad attr");
+            return refuse(
+                dnnl_invalid_arguments,
+                "primitive_attr_get_scales: bad attr",
+            );
         };
         if !scales_arg_ok(arg) {
             return verbose_refuse(
@@ -431,7 +436,10 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
 ) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         let Some(a) = attr_mut(attr) else {
-            return refuse(dnnl_invalid_arguments, "primitive_attr_set_scales: bad attr");
+            return refuse(
+                dnnl_invalid_arguments,
+                "primitive_attr_set_scales: bad attr",
+            );
         };
         if !scales_arg_ok(arg) {
             return verbose_refuse(

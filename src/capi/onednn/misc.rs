@@ -8,7 +8,6 @@ use super::format_tags::{CANONICAL_NAMES, FORMAT_TAG_LAST};
 use super::refuse;
 use super::types::*;
 
-
 struct Version(dnnl_version_t);
 // SAFETY: points to a static string; never mutated.
 unsafe impl Sync for Version {}
@@ -116,10 +115,7 @@ pub(crate) fn default_fpmath_mode() -> dnnl_fpmath_mode_t {
 pub unsafe extern "C" fn dnnl_set_default_fpmath_mode(mode: dnnl_fpmath_mode_t) -> dnnl_status_t {
     ffi_guard!(dnnl_runtime_error, {
         if !(dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode) {
-            return refuse(
-                dnnl_invalid_arguments,
-                "set_default_fpmath_mode: bad mode",
-            );
+            return refuse(dnnl_invalid_arguments, "set_default_fpmath_mode: bad mode");
         }
         DEFAULT_FPMATH.store(mode, Ordering::Relaxed);
         dnnl_success
@@ -163,153 +159,209 @@ fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -
         .map_or(unknown.as_ptr(), |(_, n)| n.as_ptr())
 }
 
-macro_rules! to_str {
-    ($(#[$m:meta])* $name:ident, $ty:ty, $unknown:expr, [$(($v:expr, $s:expr)),* $(,)?]) => {
-        $(#[$m])*
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(v: $ty) -> *const c_char {
-            name_or(v as c_int, &[$(($v as c_int, $s)),*], $unknown)
-        }
-    };
+/// Name of a status value.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_status2str(v: dnnl_status_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_success, c"success"),
+            (dnnl_out_of_memory, c"out_of_memory"),
+            (dnnl_invalid_arguments, c"invalid_arguments"),
+            (dnnl_unimplemented, c"unimplemented"),
+            (dnnl_iterator_ends, c"iterator_ends"),
+            (dnnl_runtime_error, c"runtime_error"),
+            (dnnl_not_required, c"not_required"),
+        ],
+        c"unknown status",
+    )
 }
 
-to_str!(
-    /// Name of a status value.
-    dnnl_status2str, dnnl_status_t, c"unknown status", [
-    (dnnl_success, c"success"),
-    (dnnl_out_of_memory, c"out_of_memory"),
-    (dnnl_invalid_arguments, c"invalid_arguments"),
-    (dnnl_unimplemented, c"unimplemented"),
-    (dnnl_iterator_ends, c"iterator_ends"),
-    (dnnl_runtime_error, c"runtime_error"),
-    (dnnl_not_required, c"not_required"),
-]);
+/// Name of a data type.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_dt2str(v: dnnl_data_type_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_data_type_undef, c"undef"),
+            (dnnl_f16, c"f16"),
+            (dnnl_bf16, c"bf16"),
+            (dnnl_f32, c"f32"),
+            (dnnl_s32, c"s32"),
+            (dnnl_s8, c"s8"),
+            (dnnl_u8, c"u8"),
+        ],
+        c"unknown dt",
+    )
+}
 
-to_str!(
-    /// Name of a data type.
-    dnnl_dt2str, dnnl_data_type_t, c"unknown dt", [
-    (dnnl_data_type_undef, c"undef"),
-    (dnnl_f16, c"f16"),
-    (dnnl_bf16, c"bf16"),
-    (dnnl_f32, c"f32"),
-    (dnnl_s32, c"s32"),
-    (dnnl_s8, c"s8"),
-    (dnnl_u8, c"u8"),
-]);
+/// Name of a format kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_format_kind_undef, c"undef"),
+            (dnnl_format_kind_any, c"any"),
+            (dnnl_blocked, c"blocked"),
+            (dnnl_format_kind_wino, c"wino"),
+            (dnnl_format_kind_rnn_packed, c"rnn_packed"),
+        ],
+        c"unknown fmt_kind",
+    )
+}
 
-to_str!(
-    /// Name of a format kind.
-    dnnl_fmt_kind2str, dnnl_format_kind_t, c"unknown fmt_kind", [
-    (dnnl_format_kind_undef, c"undef"),
-    (dnnl_format_kind_any, c"any"),
-    (dnnl_blocked, c"blocked"),
-    (dnnl_format_kind_wino, c"wino"),
-    (dnnl_format_kind_rnn_packed, c"rnn_packed"),
-]);
+/// Name of a propagation kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_prop_kind2str(v: dnnl_prop_kind_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_prop_kind_undef, c"undef"),
+            (dnnl_forward_training, c"forward_training"),
+            (dnnl_forward_inference, c"forward_inference"),
+            (dnnl_backward, c"backward"),
+            (dnnl_backward_data, c"backward_data"),
+            (dnnl_backward_weights, c"backward_weights"),
+            (dnnl_backward_bias, c"backward_bias"),
+        ],
+        c"unknown prop_kind",
+    )
+}
 
-to_str!(
-    /// Name of a propagation kind.
-    dnnl_prop_kind2str, dnnl_prop_kind_t, c"unknown prop_kind", [
-    (dnnl_prop_kind_undef, c"undef"),
-    (dnnl_forward_training, c"forward_training"),
-    (dnnl_forward_inference, c"forward_inference"),
-    (dnnl_backward, c"backward"),
-    (dnnl_backward_data, c"backward_data"),
-    (dnnl_backward_weights, c"backward_weights"),
-    (dnnl_backward_bias, c"backward_bias"),
-]);
+/// Name of a primitive kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_prim_kind2str(v: dnnl_primitive_kind_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_undefined_primitive, c"undef"),
+            (dnnl_reorder, c"reorder"),
+            (dnnl_shuffle, c"shuffle"),
+            (dnnl_concat, c"concat"),
+            (dnnl_sum, c"sum"),
+            (dnnl_convolution, c"convolution"),
+            (dnnl_deconvolution, c"deconvolution"),
+            (dnnl_eltwise, c"eltwise"),
+            (dnnl_softmax, c"softmax"),
+            (dnnl_pooling, c"pooling"),
+            (dnnl_lrn, c"lrn"),
+            (dnnl_batch_normalization, c"batch_normalization"),
+            (dnnl_layer_normalization, c"layer_normalization"),
+            (dnnl_inner_product, c"inner_product"),
+            (dnnl_rnn, c"rnn"),
+            (dnnl_gemm, c"gemm"),
+            (dnnl_binary, c"binary"),
+            (dnnl_logsoftmax, c"logsoftmax"),
+            (dnnl_matmul, c"matmul"),
+            (dnnl_resampling, c"resampling"),
+            (dnnl_pooling_v2, c"pooling_v2"),
+            (dnnl_reduction, c"reduction"),
+            (dnnl_prelu, c"prelu"),
+            (dnnl_softmax_v2, c"softmax_v2"),
+            (dnnl_primitive_kind_max, c"primitive_kind_max"),
+        ],
+        c"unknown prim_kind",
+    )
+}
 
-to_str!(
-    /// Name of a primitive kind.
-    dnnl_prim_kind2str, dnnl_primitive_kind_t, c"unknown prim_kind", [
-    (dnnl_undefined_primitive, c"undef"),
-    (dnnl_reorder, c"reorder"),
-    (dnnl_shuffle, c"shuffle"),
-    (dnnl_concat, c"concat"),
-    (dnnl_sum, c"sum"),
-    (dnnl_convolution, c"convolution"),
-    (dnnl_deconvolution, c"deconvolution"),
-    (dnnl_eltwise, c"eltwise"),
-    (dnnl_softmax, c"softmax"),
-    (dnnl_pooling, c"pooling"),
-    (dnnl_lrn, c"lrn"),
-    (dnnl_batch_normalization, c"batch_normalization"),
-    (dnnl_layer_normalization, c"layer_normalization"),
-    (dnnl_inner_product, c"inner_product"),
-    (dnnl_rnn, c"rnn"),
-    (dnnl_gemm, c"gemm"),
-    (dnnl_binary, c"binary"),
-    (dnnl_logsoftmax, c"logsoftmax"),
-    (dnnl_matmul, c"matmul"),
-    (dnnl_resampling, c"resampling"),
-    (dnnl_pooling_v2, c"pooling_v2"),
-    (dnnl_reduction, c"reduction"),
-    (dnnl_prelu, c"prelu"),
-    (dnnl_softmax_v2, c"softmax_v2"),
-    (dnnl_primitive_kind_max, c"primitive_kind_max"),
-]);
+/// Name of an engine kind.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_engine_kind2str(v: dnnl_engine_kind_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_any_engine, c"any"),
+            (dnnl_cpu, c"cpu"),
+            (dnnl_gpu, c"gpu"),
+        ],
+        c"unknown engine_kind",
+    )
+}
 
-to_str!(
-    /// Name of an engine kind.
-    dnnl_engine_kind2str, dnnl_engine_kind_t, c"unknown engine_kind", [
-    (dnnl_any_engine, c"any"),
-    (dnnl_cpu, c"cpu"),
-    (dnnl_gpu, c"gpu"),
-]);
+/// Name of a floating-point math mode.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_fpmath_mode2str(v: dnnl_fpmath_mode_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_fpmath_mode_strict, c"fpmath_mode_strict"),
+            (dnnl_fpmath_mode_bf16, c"fpmath_mode_bf16"),
+            (dnnl_fpmath_mode_f16, c"fpmath_mode_f16"),
+            (dnnl_fpmath_mode_any, c"any"),
+        ],
+        c"unknown fpmath_mode",
+    )
+}
 
-to_str!(
-    /// Name of a floating-point math mode.
-    dnnl_fpmath_mode2str, dnnl_fpmath_mode_t, c"unknown fpmath_mode", [
-    (dnnl_fpmath_mode_strict, c"fpmath_mode_strict"),
-    (dnnl_fpmath_mode_bf16, c"fpmath_mode_bf16"),
-    (dnnl_fpmath_mode_f16, c"fpmath_mode_f16"),
-    (dnnl_fpmath_mode_any, c"any"),
-]);
+/// Name of a scratchpad mode.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_scratchpad_mode2str(v: dnnl_scratchpad_mode_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_scratchpad_mode_library, c"library"),
+            (dnnl_scratchpad_mode_user, c"user"),
+        ],
+        c"unknown scratchpad_mode",
+    )
+}
 
-to_str!(
-    /// Name of a scratchpad mode.
-    dnnl_scratchpad_mode2str, dnnl_scratchpad_mode_t, c"unknown scratchpad_mode", [
-    (dnnl_scratchpad_mode_library, c"library"),
-    (dnnl_scratchpad_mode_user, c"user"),
-]);
+/// Name of a CPU instruction set.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_cpu_isa2str(v: dnnl_cpu_isa_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_cpu_isa_all, c"cpu_isa_all"),
+            (dnnl_cpu_isa_sse41, c"cpu_isa_sse41"),
+            (dnnl_cpu_isa_avx, c"cpu_isa_avx"),
+            (dnnl_cpu_isa_avx2, c"cpu_isa_avx2"),
+            (dnnl_cpu_isa_avx512_mic, c"cpu_isa_avx512_mic"),
+            (dnnl_cpu_isa_avx512_mic_4ops, c"cpu_isa_avx512_mic_4ops"),
+            (dnnl_cpu_isa_avx512_core, c"cpu_isa_avx512_core"),
+            (dnnl_cpu_isa_avx512_core_vnni, c"cpu_isa_avx512_core_vnni"),
+            (dnnl_cpu_isa_avx512_core_bf16, c"cpu_isa_avx512_core_bf16"),
+            (dnnl_cpu_isa_avx512_core_amx, c"cpu_isa_avx512_core_amx"),
+            (dnnl_cpu_isa_avx2_vnni, c"cpu_isa_avx2_vnni"),
+        ],
+        c"unknown cpu_isa",
+    )
+}
 
-to_str!(
-    /// Name of a CPU instruction set.
-    dnnl_cpu_isa2str, dnnl_cpu_isa_t, c"unknown cpu_isa", [
-    (dnnl_cpu_isa_all, c"cpu_isa_all"),
-    (dnnl_cpu_isa_sse41, c"cpu_isa_sse41"),
-    (dnnl_cpu_isa_avx, c"cpu_isa_avx"),
-    (dnnl_cpu_isa_avx2, c"cpu_isa_avx2"),
-    (dnnl_cpu_isa_avx512_mic, c"cpu_isa_avx512_mic"),
-    (dnnl_cpu_isa_avx512_mic_4ops, c"cpu_isa_avx512_mic_4ops"),
-    (dnnl_cpu_isa_avx512_core, c"cpu_isa_avx512_core"),
-    (dnnl_cpu_isa_avx512_core_vnni, c"cpu_isa_avx512_core_vnni"),
-    (dnnl_cpu_isa_avx512_core_bf16, c"cpu_isa_avx512_core_bf16"),
-    (dnnl_cpu_isa_avx512_core_amx, c"cpu_isa_avx512_core_amx"),
-    (dnnl_cpu_isa_avx2_vnni, c"cpu_isa_avx2_vnni"),
-]);
+/// Name of a CPU instruction-set hint.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_cpu_isa_hints2str(v: dnnl_cpu_isa_hints_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_cpu_isa_no_hints, c"cpu_isa_no_hints"),
+            (dnnl_cpu_isa_prefer_ymm, c"cpu_isa_prefer_ymm"),
+        ],
+        c"unknown cpu_isa_hints",
+    )
+}
 
-to_str!(
-    /// Name of a CPU instruction-set hint.
-    dnnl_cpu_isa_hints2str, dnnl_cpu_isa_hints_t, c"unknown cpu_isa_hints", [
-    (dnnl_cpu_isa_no_hints, c"cpu_isa_no_hints"),
-    (dnnl_cpu_isa_prefer_ymm, c"cpu_isa_prefer_ymm"),
-]);
+/// Name of RNN flags.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_rnn_flags2str(v: dnnl_rnn_flags_t) -> *const c_char {
+    name_or(v, &[(dnnl_rnn_flags_undef, c"undef")], c"unknown rnn_flags")
+}
 
-to_str!(
-    /// Name of RNN flags.
-    dnnl_rnn_flags2str, dnnl_rnn_flags_t, c"unknown rnn_flags", [
-    (dnnl_rnn_flags_undef, c"undef"),
-]);
-
-to_str!(
-    /// Name of an RNN direction.
-    dnnl_rnn_direction2str, dnnl_rnn_direction_t, c"unknown rnn_direction", [
-    (dnnl_unidirectional_left2right, c"unidirectional_left2right"),
-    (dnnl_unidirectional_right2left, c"unidirectional_right2left"),
-    (dnnl_bidirectional_concat, c"bidirectional_concat"),
-    (dnnl_bidirectional_sum, c"bidirectional_sum"),
-]);
+/// Name of an RNN direction.
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_rnn_direction2str(v: dnnl_rnn_direction_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_unidirectional_left2right, c"unidirectional_left2right"),
+            (dnnl_unidirectional_right2left, c"unidirectional_right2left"),
+            (dnnl_bidirectional_concat, c"bidirectional_concat"),
+            (dnnl_bidirectional_sum, c"bidirectional_sum"),
+        ],
+        c"unknown rnn_direction",
+    )
+}
 
 /// Name of a CPU threading runtime (`DNNL_RUNTIME_*`).
 #[no_mangle]

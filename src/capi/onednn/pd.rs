@@ -11,10 +11,10 @@ use super::attr::{attr_ref, const_dnnl_primitive_attr_t, dnnl_primitive_attr};
 use super::engine::{dnnl_engine_t, engine_ref};
 use super::md::resolve_any_like;
 use super::postops::{translate as translate_post_ops, Translated};
-use super::verbose;
 use super::registry::{self, Kind};
 use super::translate::{is_injective, layout_of, problem};
 use super::types::*;
+use super::verbose;
 use super::{refuse, verbose_refuse};
 
 /// What a primitive descriptor holds; shared by clones and primitives.
@@ -188,7 +188,8 @@ unsafe fn create_pd_data(
                 format_args!("prop kind {p} is not a resampling one"),
             ))
         }
-    };    attr_v
+    };
+    attr_v
         .check_resampling(forward)
         .map_err(|(st, m)| verbose_refuse(st, format_args!("{m}")))?;
 

@@ -196,7 +196,10 @@ pub(crate) struct Translated {
 /// sum data type undef or equal to dst's; binary src1 ndims equal to dst's with every dim 1
 /// or equal; src1 `format_tag_any` becomes plain when it has one non-unit dim and takes
 /// dst's blocking otherwise). Depthwise and PReLU entries are unimplemented.
-pub(crate) fn translate(po: &dnnl_post_ops, dst: &dnnl_memory_desc_t) -> Result<Translated, Refusal> {
+pub(crate) fn translate(
+    po: &dnnl_post_ops,
+    dst: &dnnl_memory_desc_t,
+) -> Result<Translated, Refusal> {
     let unimpl = |m: String| (dnnl_unimplemented, m);
     let mut ops = Vec::with_capacity(po.entries.len());
     let mut binaries = Vec::new();
@@ -266,10 +269,7 @@ fn resolve_src1(
     dst: &dnnl_memory_desc_t,
 ) -> Result<dnnl_memory_desc_t, String> {
     if src1.ndims != dst.ndims {
-        return Err(format!(
-            "has {} dims, dst has {}",
-            src1.ndims, dst.ndims
-        ));
+        return Err(format!("has {} dims, dst has {}", src1.ndims, dst.ndims));
     }
     let nd = dst.ndims as usize;
     for d in 0..nd {
@@ -309,10 +309,7 @@ pub unsafe extern "C" fn dnnl_post_ops_create(post_ops: *mut dnnl_post_ops_t) ->
         if post_ops.is_null() {
             return refuse(dnnl_invalid_arguments, "post_ops_create: post_ops is NULL");
         }
-        post_ops.write(registry::register(
-            dnnl_post_ops::default(),
-            Kind::PostOps,
-        ));
+        post_ops.write(registry::register(dnnl_post_ops::default(), Kind::PostOps));
         dnnl_success
     })
 }
@@ -697,8 +694,7 @@ unsafe fn append_dw(
         || kernel <= 0
         || stride <= 0
         || padding < 0
-        || count < 0
-        || count > (1 << 24)
+        || !(0..=(1 << 24)).contains(&count)
         || mask < 0
         || (count > 0 && scales.is_null())
     {
@@ -861,7 +857,10 @@ unsafe fn dw_params(
         || mask.is_null()
         || scales.is_null()
     {
-        return refuse(dnnl_invalid_arguments, "post_ops_get_params_dw: NULL result");
+        return refuse(
+            dnnl_invalid_arguments,
+            "post_ops_get_params_dw: NULL result",
+        );
     }
     weights_data_type.write(*wei_dt);
     bias_data_type.write(*bias_dt);

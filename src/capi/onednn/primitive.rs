@@ -179,7 +179,7 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
                     "execute: {} inputs expected; missing the src1 of post-op {} (arg {})",
                     1 + bins.len(),
                     d.binaries[k].0,
-                    DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE * (d.binaries[k].0 as c_int + 1)
+                    (DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE * (d.binaries[k].0 as c_int + 1))
                         | DNNL_ARG_SRC_1
                 ),
             );

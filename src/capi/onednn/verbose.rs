@@ -75,7 +75,10 @@ fn emit(line: &str) {
 /// `onednn_verbose,create:cache_miss,<info>,<ms>` (level 2).
 pub(crate) fn create_line(info: &str, ms: f64) {
     if level() >= 2 {
-        emit(&format!("onednn_verbose,create:cache_miss,{info},{}", fmt_g(ms)));
+        emit(&format!(
+            "onednn_verbose,create:cache_miss,{info},{}",
+            fmt_g(ms)
+        ));
     }
 }
 
@@ -223,7 +226,8 @@ pub(crate) fn attr_str(a: &dnnl_primitive_attr, src1: &[(usize, dnnl_memory_desc
     }
     if a.fpmath_mode != dnnl_fpmath_mode_strict {
         // SAFETY: static string.
-        let m = unsafe { std::ffi::CStr::from_ptr(super::misc::dnnl_fpmath_mode2str(a.fpmath_mode)) };
+        let m =
+            unsafe { std::ffi::CStr::from_ptr(super::misc::dnnl_fpmath_mode2str(a.fpmath_mode)) };
         let _ = write!(s, "attr-fpmath_mode:{} ", m.to_string_lossy());
     }
     let po = &a.post_ops().entries;
@@ -276,10 +280,7 @@ pub(crate) fn attr_str(a: &dnnl_primitive_attr, src1: &[(usize, dnnl_memory_desc
                     .find(|(k, _)| *k == i)
                     .map_or(&**md0, |(_, m)| m);
                 let nd = md.ndims.clamp(0, 12) as usize;
-                let mask: i32 = (0..nd)
-                    .filter(|&d| md.dims[d] != 1)
-                    .map(|d| 1 << d)
-                    .sum();
+                let mask: i32 = (0..nd).filter(|&d| md.dims[d] != 1).map(|d| 1 << d).sum();
                 let _ = write!(s, "{}:{}:{mask}", alg_str(*alg), dt_str(md.data_type));
                 if (0..nd).filter(|&d| md.dims[d] != 1).count() > 1 {
                     let _ = write!(s, ":{}", md_tag_str(md));
