@@ -227,10 +227,13 @@ typedef struct dnnl_engine dnnl_engine;
 // A memory object.
 typedef struct dnnl_memory dnnl_memory;
 
+// A post-op chain.
+typedef struct dnnl_post_ops dnnl_post_ops;
+
 // A primitive: its own copy of the pd (returned by `dnnl_primitive_get_primitive_desc`).
 typedef struct dnnl_primitive dnnl_primitive;
 
-// Primitive attributes. Only the default attribute set is supported for resampling.
+// Primitive attributes.
 typedef struct dnnl_primitive_attr dnnl_primitive_attr;
 
 // A primitive descriptor handle; owns the attribute object `get_attr` hands out.
@@ -304,6 +307,21 @@ typedef int32_t DML_TENSOR_DATA_TYPE;
 // Status returned by every `dnnl_*` call (`dnnl_status_t`).
 typedef int dnnl_status_t;
 
+typedef struct dnnl_primitive_attr *dnnl_primitive_attr_t;
+
+typedef const struct dnnl_primitive_attr *const_dnnl_primitive_attr_t;
+
+// Scratchpad mode (`dnnl_scratchpad_mode_t`).
+typedef int dnnl_scratchpad_mode_t;
+
+// Floating-point math mode (`dnnl_fpmath_mode_t`).
+typedef int dnnl_fpmath_mode_t;
+
+typedef const struct dnnl_post_ops *const_dnnl_post_ops_t;
+
+// A dimension size or stride (`int64_t`).
+typedef int64_t dnnl_dim_t;
+
 // Primitive kind (`dnnl_primitive_kind_t`), the first field of every op desc.
 typedef int dnnl_primitive_kind_t;
 
@@ -312,9 +330,6 @@ typedef int dnnl_prop_kind_t;
 
 // Algorithm kind (`dnnl_alg_kind_t`).
 typedef int dnnl_alg_kind_t;
-
-// A dimension size or stride (`int64_t`).
-typedef int64_t dnnl_dim_t;
 
 // Dimensions of a memory descriptor (`int64_t[DNNL_MAX_NDIMS]`).
 typedef dnnl_dim_t dnnl_dims_t[12];
@@ -440,13 +455,23 @@ typedef struct dnnl_version_t {
   unsigned int gpu_runtime;
 } dnnl_version_t;
 
+// CPU instruction set (`dnnl_cpu_isa_t`).
+typedef int dnnl_cpu_isa_t;
+
+// CPU instruction-set hints (`dnnl_cpu_isa_hints_t`).
+typedef int dnnl_cpu_isa_hints_t;
+
+// RNN cell flags (`dnnl_rnn_flags_t`).
+typedef int dnnl_rnn_flags_t;
+
+// RNN direction (`dnnl_rnn_direction_t`).
+typedef int dnnl_rnn_direction_t;
+
 typedef struct dnnl_primitive_desc *dnnl_primitive_desc_t;
 
 // An operation descriptor (`const_dnnl_op_desc_t`): any `dnnl_*_desc_t`, whose first field
 // is its primitive kind.
 typedef const void *const_dnnl_op_desc_t;
-
-typedef const struct dnnl_primitive_attr *const_dnnl_primitive_attr_t;
 
 typedef const struct dnnl_primitive_desc *const_dnnl_primitive_desc_t;
 
@@ -457,13 +482,7 @@ typedef struct dnnl_primitive_desc_iterator *dnnl_primitive_desc_iterator_t;
 
 typedef const struct dnnl_primitive_desc_iterator *const_dnnl_primitive_desc_iterator_t;
 
-typedef struct dnnl_primitive_attr *dnnl_primitive_attr_t;
-
-// Scratchpad mode (`dnnl_scratchpad_mode_t`).
-typedef int dnnl_scratchpad_mode_t;
-
-// Floating-point math mode (`dnnl_fpmath_mode_t`).
-typedef int dnnl_fpmath_mode_t;
+typedef struct dnnl_post_ops *dnnl_post_ops_t;
 
 typedef struct dnnl_primitive *dnnl_primitive_t;
 
@@ -3460,6 +3479,44 @@ typedef struct DML_RESAMPLE_GRAD1_OPERATOR_DESC {
 
 #define dnnl_fpmath_mode_any 3
 
+#define dnnl_cpu_isa_all 0
+
+#define dnnl_cpu_isa_sse41 1
+
+#define dnnl_cpu_isa_avx 3
+
+#define dnnl_cpu_isa_avx2 7
+
+#define dnnl_cpu_isa_avx512_mic 15
+
+#define dnnl_cpu_isa_avx512_mic_4ops 31
+
+#define dnnl_cpu_isa_avx512_core 39
+
+#define dnnl_cpu_isa_avx512_core_vnni 103
+
+#define dnnl_cpu_isa_avx512_core_bf16 231
+
+#define dnnl_cpu_isa_avx512_core_amx 999
+
+#define dnnl_cpu_isa_avx2_vnni 1031
+
+#define dnnl_cpu_isa_no_hints 0
+
+#define dnnl_cpu_isa_prefer_ymm 1
+
+#define dnnl_rnn_flags_undef 0
+
+#define dnnl_unidirectional_left2right 0
+
+#define dnnl_unidirectional_right2left 1
+
+#define dnnl_bidirectional_concat 2
+
+#define dnnl_bidirectional_sum 3
+
+#define dnnl_unidirectional 0
+
 #define dnnl_query_undef 0
 
 #define dnnl_query_engine 1
@@ -3989,6 +4046,112 @@ void resample_set_num_threads(int32_t n);
 // Number of threads executions use.
 int32_t resample_get_num_threads(void);
 
+// Creates a default attribute set.
+dnnl_status_t dnnl_primitive_attr_create(dnnl_primitive_attr_t *attr);
+
+// Clones an attribute set (a deep copy, post-ops included).
+dnnl_status_t dnnl_primitive_attr_clone(dnnl_primitive_attr_t *attr,
+                                        const_dnnl_primitive_attr_t existing_attr);
+
+// Destroys an attribute set (NULL is accepted). Attributes owned by a primitive
+// descriptor are refused.
+dnnl_status_t dnnl_primitive_attr_destroy(dnnl_primitive_attr_t attr);
+
+// Returns the scratchpad mode of an attribute set.
+dnnl_status_t dnnl_primitive_attr_get_scratchpad_mode(const_dnnl_primitive_attr_t attr,
+                                                      dnnl_scratchpad_mode_t *mode);
+
+// Sets the scratchpad mode (library or user; resampling needs no scratchpad either way).
+dnnl_status_t dnnl_primitive_attr_set_scratchpad_mode(dnnl_primitive_attr_t attr,
+                                                      dnnl_scratchpad_mode_t mode);
+
+// Returns the floating-point math mode of an attribute set.
+dnnl_status_t dnnl_primitive_attr_get_fpmath_mode(const_dnnl_primitive_attr_t attr, dnnl_fpmath_mode_t *mode);
+
+// Sets the floating-point math mode (resampling computes in f32 whatever the mode).
+dnnl_status_t dnnl_primitive_attr_set_fpmath_mode(dnnl_primitive_attr_t attr, dnnl_fpmath_mode_t mode);
+
+// The post-op chain of an attribute set (owned by it; valid while it lives).
+dnnl_status_t dnnl_primitive_attr_get_post_ops(const_dnnl_primitive_attr_t attr,
+                                               const_dnnl_post_ops_t *post_ops);
+
+// Sets the post-op chain (copied: the caller's chain may be destroyed afterwards).
+dnnl_status_t dnnl_primitive_attr_set_post_ops(dnnl_primitive_attr_t attr, const_dnnl_post_ops_t post_ops);
+
+// Output scales of an attribute set (pointer valid while it lives and is not changed).
+dnnl_status_t dnnl_primitive_attr_get_output_scales(const_dnnl_primitive_attr_t attr,
+                                                    dnnl_dim_t *count,
+                                                    int *mask,
+                                                    const float **scales);
+
+// Sets output scales (stored; a resampling pd with non-default scales is unimplemented).
+dnnl_status_t dnnl_primitive_attr_set_output_scales(dnnl_primitive_attr_t attr,
+                                                    dnnl_dim_t count,
+                                                    int mask,
+                                                    const float *scales);
+
+// Scales of one argument (`DNNL_ARG_SRC_0` or `DNNL_ARG_SRC_1`).
+dnnl_status_t dnnl_primitive_attr_get_scales(dnnl_primitive_attr_t attr,
+                                             int arg,
+                                             dnnl_dim_t *count,
+                                             int *mask,
+                                             const float **scales);
+
+// Sets the scales of one argument (stored; a resampling pd with them is unimplemented).
+dnnl_status_t dnnl_primitive_attr_set_scales(dnnl_primitive_attr_t attr,
+                                             int arg,
+                                             dnnl_dim_t count,
+                                             int mask,
+                                             const float *scales);
+
+// Zero points of one argument (the default single 0 when none were set).
+dnnl_status_t dnnl_primitive_attr_get_zero_points(const_dnnl_primitive_attr_t attr,
+                                                  int arg,
+                                                  dnnl_dim_t *count,
+                                                  int *mask,
+                                                  const int32_t **zero_points);
+
+// Sets the zero points of `DNNL_ARG_SRC`, `_WEIGHTS` or `_DST` (stored; a resampling pd
+// with non-zero values is unimplemented).
+dnnl_status_t dnnl_primitive_attr_set_zero_points(dnnl_primitive_attr_t attr,
+                                                  int arg,
+                                                  dnnl_dim_t count,
+                                                  int mask,
+                                                  const int32_t *zero_points);
+
+// Sets the RNN data quantization parameters (stored; resampling refuses non-defaults).
+dnnl_status_t dnnl_primitive_attr_set_rnn_data_qparams(dnnl_primitive_attr_t attr, float scale, float shift);
+
+// RNN data quantization parameters.
+dnnl_status_t dnnl_primitive_attr_get_rnn_data_qparams(const_dnnl_primitive_attr_t attr,
+                                                       float *scale,
+                                                       float *shift);
+
+// Sets the RNN weights quantization scales (stored; resampling refuses non-defaults).
+dnnl_status_t dnnl_primitive_attr_set_rnn_weights_qparams(dnnl_primitive_attr_t attr,
+                                                          dnnl_dim_t count,
+                                                          int mask,
+                                                          const float *scales);
+
+// RNN weights quantization scales.
+dnnl_status_t dnnl_primitive_attr_get_rnn_weights_qparams(const_dnnl_primitive_attr_t attr,
+                                                          dnnl_dim_t *count,
+                                                          int *mask,
+                                                          const float **scales);
+
+// Sets the RNN weights-projection quantization scales (stored; resampling refuses
+// non-defaults).
+dnnl_status_t dnnl_primitive_attr_set_rnn_weights_projection_qparams(dnnl_primitive_attr_t attr,
+                                                                     dnnl_dim_t count,
+                                                                     int mask,
+                                                                     const float *scales);
+
+// RNN weights-projection quantization scales.
+dnnl_status_t dnnl_primitive_attr_get_rnn_weights_projection_qparams(const_dnnl_primitive_attr_t attr,
+                                                                     dnnl_dim_t *count,
+                                                                     int *mask,
+                                                                     const float **scales);
+
 // Initializes a forward resampling descriptor. Either `dst_desc` or `factors` (one per
 // spatial dim) must be given; with only factors, dst dims are `(dim_t)(src * factor)` and
 // its format is any.
@@ -4102,8 +4265,26 @@ dnnl_status_t dnnl_memory_destroy(dnnl_memory_t memory);
 // The oneDNN version this library implements (2.6.3; hash "libresample").
 const struct dnnl_version_t *dnnl_version(void);
 
-// Sets the verbose level (0, 1 or 2). At level >= 1 refused calls print one line to stderr.
+// Sets the verbose level: 0 off, 1 one `onednn_verbose,exec,...` line per execution,
+// 2 also `create` lines (overrides `ONEDNN_VERBOSE` / `DNNL_VERBOSE`). At level >= 1
+// refused calls also print why.
 dnnl_status_t dnnl_set_verbose(int level);
+
+// Sets the primitive cache capacity (recorded and reported; see above).
+dnnl_status_t dnnl_set_primitive_cache_capacity(int capacity);
+
+// The primitive cache capacity (default 1024 or `ONEDNN_PRIMITIVE_CACHE_CAPACITY`).
+dnnl_status_t dnnl_get_primitive_cache_capacity(int *capacity);
+
+// Sets the default floating-point math mode (resampling computes in f32 in every mode).
+dnnl_status_t dnnl_set_default_fpmath_mode(dnnl_fpmath_mode_t mode);
+
+// The default floating-point math mode.
+dnnl_status_t dnnl_get_default_fpmath_mode(dnnl_fpmath_mode_t *mode);
+
+// The widest instruction set the kernels use on this CPU, as a `dnnl_cpu_isa_t`
+// (AVX-512 kernels: `avx512_core`; AVX2: `avx2`; otherwise `sse41`).
+dnnl_cpu_isa_t dnnl_get_effective_cpu_isa(void);
 
 // Name of a status value.
 const char *dnnl_status2str(dnnl_status_t v);
@@ -4120,14 +4301,35 @@ const char *dnnl_prop_kind2str(dnnl_prop_kind_t v);
 // Name of a primitive kind.
 const char *dnnl_prim_kind2str(dnnl_primitive_kind_t v);
 
-// Name of an algorithm kind (resampling ones; others are "unknown").
-const char *dnnl_alg_kind2str(dnnl_alg_kind_t v);
-
 // Name of an engine kind.
 const char *dnnl_engine_kind2str(dnnl_engine_kind_t v);
 
+// Name of a floating-point math mode.
+const char *dnnl_fpmath_mode2str(dnnl_fpmath_mode_t v);
+
+// Name of a scratchpad mode.
+const char *dnnl_scratchpad_mode2str(dnnl_scratchpad_mode_t v);
+
+// Name of a CPU instruction set.
+const char *dnnl_cpu_isa2str(dnnl_cpu_isa_t v);
+
+// Name of a CPU instruction-set hint.
+const char *dnnl_cpu_isa_hints2str(dnnl_cpu_isa_hints_t v);
+
+// Name of RNN flags.
+const char *dnnl_rnn_flags2str(dnnl_rnn_flags_t v);
+
+// Name of an RNN direction.
+const char *dnnl_rnn_direction2str(dnnl_rnn_direction_t v);
+
+// Name of a CPU threading runtime (`DNNL_RUNTIME_*`).
+const char *dnnl_runtime2str(unsigned int v);
+
 // Name of a format tag (its canonical letter form, e.g. "aBcd16b" for nChw16c).
 const char *dnnl_fmt_tag2str(dnnl_format_tag_t v);
+
+// Name of an algorithm kind (every 2.6.3 algorithm; "unknown alg_kind" otherwise).
+const char *dnnl_alg_kind2str(dnnl_alg_kind_t v);
 
 // Creates a primitive descriptor for an op desc (only resampling descs are implemented).
 dnnl_status_t dnnl_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
@@ -4178,30 +4380,141 @@ dnnl_primitive_desc_t dnnl_primitive_desc_iterator_fetch(const_dnnl_primitive_de
 // Destroys an iterator (NULL is accepted).
 dnnl_status_t dnnl_primitive_desc_iterator_destroy(dnnl_primitive_desc_iterator_t iterator);
 
-// Creates a default attribute set.
-dnnl_status_t dnnl_primitive_attr_create(dnnl_primitive_attr_t *attr);
+// Creates an empty post-op chain.
+dnnl_status_t dnnl_post_ops_create(dnnl_post_ops_t *post_ops);
 
-// Clones an attribute set.
-dnnl_status_t dnnl_primitive_attr_clone(dnnl_primitive_attr_t *attr,
-                                        const_dnnl_primitive_attr_t existing_attr);
+// Destroys a post-op chain (NULL is accepted; chains owned by attributes are refused).
+dnnl_status_t dnnl_post_ops_destroy(dnnl_post_ops_t post_ops);
 
-// Destroys an attribute set (NULL is accepted). Attributes owned by a primitive
-// descriptor are refused.
-dnnl_status_t dnnl_primitive_attr_destroy(dnnl_primitive_attr_t attr);
+// Number of post-ops in a chain (0 for NULL or a bad handle, as libdnnl 2.6.3 for NULL).
+int dnnl_post_ops_len(const_dnnl_post_ops_t post_ops);
 
-// Returns the scratchpad mode of an attribute set.
-dnnl_status_t dnnl_primitive_attr_get_scratchpad_mode(const_dnnl_primitive_attr_t attr,
-                                                      dnnl_scratchpad_mode_t *mode);
+// Kind of the post-op at `index` (`dnnl_undefined_primitive` when out of range).
+dnnl_primitive_kind_t dnnl_post_ops_get_kind(const_dnnl_post_ops_t post_ops, int index);
 
-// Sets the scratchpad mode (library or user; resampling needs no scratchpad either way).
-dnnl_status_t dnnl_primitive_attr_set_scratchpad_mode(dnnl_primitive_attr_t attr,
-                                                      dnnl_scratchpad_mode_t mode);
+// Appends `dst = dst_f32 + scale * dst_old` (accumulation).
+dnnl_status_t dnnl_post_ops_append_sum(dnnl_post_ops_t post_ops, float scale);
 
-// Returns the floating-point math mode of an attribute set.
-dnnl_status_t dnnl_primitive_attr_get_fpmath_mode(const_dnnl_primitive_attr_t attr, dnnl_fpmath_mode_t *mode);
+// Appends a sum whose old dst values are read as `data_type` (undef: dst's type).
+dnnl_status_t dnnl_post_ops_append_sum_v2(dnnl_post_ops_t post_ops, float scale, dnnl_data_type_t data_type);
 
-// Sets the floating-point math mode (resampling computes in f32 whatever the mode).
-dnnl_status_t dnnl_primitive_attr_set_fpmath_mode(dnnl_primitive_attr_t attr, dnnl_fpmath_mode_t mode);
+// Appends `dst = dst_f32 + scale * (dst_old - zero_point)`.
+dnnl_status_t dnnl_post_ops_append_sum_v3(dnnl_post_ops_t post_ops,
+                                          float scale,
+                                          int32_t zero_point,
+                                          dnnl_data_type_t data_type);
+
+// Parameters of a sum post-op.
+dnnl_status_t dnnl_post_ops_get_params_sum(const_dnnl_post_ops_t post_ops, int index, float *scale);
+
+// Parameters of a sum post-op, with its data type.
+dnnl_status_t dnnl_post_ops_get_params_sum_v2(const_dnnl_post_ops_t post_ops,
+                                              int index,
+                                              float *scale,
+                                              dnnl_data_type_t *data_type);
+
+// Parameters of a sum post-op, with its zero point and data type.
+dnnl_status_t dnnl_post_ops_get_params_sum_v3(const_dnnl_post_ops_t post_ops,
+                                              int index,
+                                              float *scale,
+                                              int32_t *zero_point,
+                                              dnnl_data_type_t *data_type);
+
+// Appends `dst = scale * eltwise(dst, alpha, beta)`.
+dnnl_status_t dnnl_post_ops_append_eltwise(dnnl_post_ops_t post_ops,
+                                           float scale,
+                                           dnnl_alg_kind_t alg_kind,
+                                           float alpha,
+                                           float beta);
+
+// Parameters of an eltwise post-op.
+dnnl_status_t dnnl_post_ops_get_params_eltwise(const_dnnl_post_ops_t post_ops,
+                                               int index,
+                                               float *scale,
+                                               dnnl_alg_kind_t *alg_kind,
+                                               float *alpha,
+                                               float *beta);
+
+// Appends `dst = op(dst, src1)`; src1 is passed at execution as
+// `DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1`.
+dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops,
+                                          dnnl_alg_kind_t alg_kind,
+                                          const struct dnnl_memory_desc_t *src1_desc);
+
+// Parameters of a binary post-op; the md pointer stays valid while the chain lives.
+dnnl_status_t dnnl_post_ops_get_params_binary(const_dnnl_post_ops_t post_ops,
+                                              int index,
+                                              dnnl_alg_kind_t *alg_kind,
+                                              const struct dnnl_memory_desc_t **src1_desc);
+
+// Appends a PReLU post-op (stored; resampling refuses it).
+dnnl_status_t dnnl_post_ops_append_prelu(dnnl_post_ops_t post_ops, int mask);
+
+// Parameters of a PReLU post-op.
+dnnl_status_t dnnl_post_ops_get_params_prelu(const_dnnl_post_ops_t post_ops, int index, int *mask);
+
+// Appends a depthwise convolution post-op (stored; resampling refuses it).
+dnnl_status_t dnnl_post_ops_append_dw(dnnl_post_ops_t post_ops,
+                                      dnnl_data_type_t weights_data_type,
+                                      dnnl_data_type_t bias_data_type,
+                                      dnnl_data_type_t dst_data_type,
+                                      dnnl_dim_t kernel_size,
+                                      dnnl_dim_t stride_size,
+                                      dnnl_dim_t padding_l_size,
+                                      dnnl_dim_t count,
+                                      int mask,
+                                      const float *scales);
+
+// Appends a 3x3 stride-1 pad-1 depthwise convolution post-op.
+dnnl_status_t dnnl_post_ops_append_dw_k3s1p1(dnnl_post_ops_t post_ops,
+                                             dnnl_data_type_t weights_data_type,
+                                             dnnl_data_type_t bias_data_type,
+                                             dnnl_data_type_t dst_data_type,
+                                             dnnl_dim_t count,
+                                             int mask,
+                                             const float *scales);
+
+// Appends a 3x3 stride-2 pad-1 depthwise convolution post-op.
+dnnl_status_t dnnl_post_ops_append_dw_k3s2p1(dnnl_post_ops_t post_ops,
+                                             dnnl_data_type_t weights_data_type,
+                                             dnnl_data_type_t bias_data_type,
+                                             dnnl_data_type_t dst_data_type,
+                                             dnnl_dim_t count,
+                                             int mask,
+                                             const float *scales);
+
+// Parameters of a depthwise convolution post-op.
+dnnl_status_t dnnl_post_ops_get_params_dw(const_dnnl_post_ops_t post_ops,
+                                          int index,
+                                          dnnl_data_type_t *weights_data_type,
+                                          dnnl_data_type_t *bias_data_type,
+                                          dnnl_data_type_t *dst_data_type,
+                                          dnnl_dim_t *kernel_size,
+                                          dnnl_dim_t *stride_size,
+                                          dnnl_dim_t *padding_l_size,
+                                          dnnl_dim_t *count,
+                                          int *mask,
+                                          const float **scales);
+
+// Parameters of a 3x3 stride-1 depthwise convolution post-op.
+dnnl_status_t dnnl_post_ops_get_params_dw_k3s1p1(const_dnnl_post_ops_t post_ops,
+                                                 int index,
+                                                 dnnl_data_type_t *weights_data_type,
+                                                 dnnl_data_type_t *bias_data_type,
+                                                 dnnl_data_type_t *dst_data_type,
+                                                 dnnl_dim_t *count,
+                                                 int *mask,
+                                                 const float **scales);
+
+// Parameters of a 3x3 stride-2 depthwise convolution post-op.
+dnnl_status_t dnnl_post_ops_get_params_dw_k3s2p1(const_dnnl_post_ops_t post_ops,
+                                                 int index,
+                                                 dnnl_data_type_t *weights_data_type,
+                                                 dnnl_data_type_t *bias_data_type,
+                                                 dnnl_data_type_t *dst_data_type,
+                                                 dnnl_dim_t *count,
+                                                 int *mask,
+                                                 const float **scales);
 
 // Creates a primitive from a primitive descriptor (which may be destroyed afterwards).
 dnnl_status_t dnnl_primitive_create(dnnl_primitive_t *primitive, const_dnnl_primitive_desc_t primitive_desc);
@@ -4213,9 +4526,10 @@ dnnl_status_t dnnl_primitive_get_primitive_desc(const_dnnl_primitive_t primitive
 // Destroys a primitive (NULL is accepted).
 dnnl_status_t dnnl_primitive_destroy(dnnl_primitive_t primitive);
 
-// Executes a primitive: `args` must hold exactly the input (SRC / DIFF_DST) and output
-// (DST / DIFF_SRC) memories; NULL entries are skipped, other indices ignored, duplicates
-// refused. Execution is synchronous.
+// Executes a primitive: `args` must hold the input (SRC / DIFF_DST), the output
+// (DST / DIFF_SRC) and the src1 of every binary post-op
+// (`DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1`); NULL entries are skipped, other
+// indices ignored, duplicates refused. Execution is synchronous.
 dnnl_status_t dnnl_primitive_execute(const_dnnl_primitive_t primitive,
                                      dnnl_stream_t stream,
                                      int nargs,

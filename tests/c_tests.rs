@@ -1,6 +1,16 @@
-//! Compiles every `c_tests/*.c` program against `include/` and the freshly built
+//! Compiles every `c_tests/*.c` (C, `-std=gnu11`) and `c_tests/*.cpp` (C++, the `cc`
+//! crate's C++ compiler) program against `include/` and the freshly built
 //! `libresample.so`, runs it, and reports each program's result. A program passes when it
-//! exits with status 0. A first line `// link: <flags>` adds linker flags.
+//! exits with status 0.
+//!
+//! Per-file flags: the leading lines of a source may be
+//! - `// link: <flags>`: extra linker flags, placed after `-lresample` (e.g. `-ldl`);
+//! - `// cflags: <flags>`: extra compiler flags that REPLACE `-I include/` (e.g.
+//!   `-I/usr/include -std=c++11`: the program compiles against the real oneDNN headers
+//!   instead of the compatibility headers, and still links with `-lresample`; GCC ignores
+//!   `-I` for a system directory, so include/ must not be on the path at all).
+//!
+//! CMakeLists.txt reads the same two header lines.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,10 +49,11 @@ pub fn stage_library(dir: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
-fn compiler() -> cc::Tool {
+fn compiler(cpp: bool) -> cc::Tool {
     let triple = target_triple();
     cc::Build::new()
         .cargo_metadata(false)
+        .cpp(cpp)
         .opt_level(1)
         .debug(true)
         .target(&triple)
@@ -50,32 +61,44 @@ fn compiler() -> cc::Tool {
         .get_compiler()
 }
 
-/// Compiles `src` into `out`, linking against libresample.
+/// The flags of the leading `// <key>: <flags>` lines of a source.
+pub fn header_flags(text: &str, key: &str) -> Vec<String> {
+    let prefix = format!("// {key}:");
+    text.lines()
+        .take_while(|l| l.starts_with("// link:") || l.starts_with("// cflags:"))
+        .filter_map(|l| l.strip_prefix(prefix.as_str()))
+        .flat_map(|f| f.split_whitespace().map(String::from))
+        .collect()
+}
+
+/// Compiles `src` (C or, for `.cpp`, C++) into `out`, linking against libresample.
 pub fn build_c(src: &Path, out: &Path, include: &Path, lib: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(src).map_err(|e| e.to_string())?;
-    let extra: Vec<String> = text
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("// link:"))
-        .map(|f| f.split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
-    let mut cmd = compiler().to_command();
-    cmd.arg("-std=gnu11")
-        .args([
+    let cpp = src.extension().is_some_and(|x| x == "cpp");
+    let link = header_flags(&text, "link");
+    let cflags = header_flags(&text, "cflags");
+    let mut cmd = compiler(cpp).to_command();
+    if cpp {
+        cmd.args(["-Wall", "-Wextra"]);
+    } else {
+        cmd.arg("-std=gnu11").args([
             "-Wall",
             "-Wextra",
             "-Werror=implicit-function-declaration",
             "-Werror=incompatible-pointer-types",
-        ])
-        .arg("-I")
-        .arg(include)
-        .arg(src)
+        ]);
+    }
+    cmd.args(&cflags);
+    if cflags.is_empty() {
+        cmd.arg("-I").arg(include);
+    }
+    cmd.arg(src)
         .arg("-o")
         .arg(out)
         .arg(format!("-L{}", lib.display()))
         .arg("-lresample")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .args(&extra)
+        .args(&link)
         .arg("-lm");
     let o = cmd
         .output()
@@ -97,7 +120,7 @@ fn main() {
     let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("c_tests"))
         .expect("c_tests/")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "cpp"))
         .filter(|p| {
             filter
                 .as_ref()

@@ -6,7 +6,8 @@
 #    must be identical;
 #  - resampling values: nearest exact, linear within the benchdnn bounds (libdnnl's jit
 #    kernels differ from its ref:any by 1-2 ulp), and bit-exact where libdnnl runs ref:any
-#    (src and dst tags differ).
+#    (src and dst tags differ);
+#  - post-op chains (postops.c): every eltwise algorithm, binary operator and sum dst type.
 # Usage: c_tests/onednn_realheader/run.sh [target/debug]
 # libdnnl's primitive cache ignores the backward hint (a 2.6.3 quirk), so it is disabled.
 set -e
@@ -24,4 +25,10 @@ tail -1 "$tmp/cmp.txt"
 python3 "$here/compare_ref_exact.py" "$tmp/dnnl.txt" "$tmp/rs.txt" | tail -1
 grep -q "bad 0 nonvalue diffs 0$" "$tmp/cmp.txt"
 python3 "$here/compare_ref_exact.py" "$tmp/dnnl.txt" "$tmp/rs.txt" | tail -1 | grep -q "bitdiff 0$"
+# Post-ops: postops.c against both libraries (every eltwise algorithm, binary operator and
+# sum data type; benchdnn tolerance).
+cc -O1 -std=gnu11 "$here/postops.c" -o "$tmp/po_dnnl" -ldnnl -lm
+cc -O1 -std=gnu11 "$here/postops.c" -o "$tmp/po_rs" -L"$lib" -lresample -Wl,-rpath,"$lib" -lm
+ONEDNN_PRIMITIVE_CACHE_CAPACITY=0 "$tmp/po_dnnl" dump "$tmp/po.bin"
+"$tmp/po_rs" compare "$tmp/po.bin" | tail -1
 echo "onednn_realheader: OK"

@@ -8,7 +8,7 @@ pub mod layout;
 pub mod plan;
 pub mod postops;
 pub mod reference;
-mod simd;
+pub(crate) mod simd;
 pub mod taps;
 pub mod threads;
 

@@ -170,8 +170,21 @@ pub fn binary(op: BinaryOp, a: f32, b: f32) -> f32 {
     match op {
         BinaryOp::Add => a + b,
         BinaryOp::Mul => a * b,
-        BinaryOp::Max => a.max(b),
-        BinaryOp::Min => a.min(b),
+        // oneDNN's nstl::max / nstl::min (`a > b ? a : b`): a NaN in src1 propagates.
+        BinaryOp::Max => {
+            if a > b {
+                a
+            } else {
+                b
+            }
+        }
+        BinaryOp::Min => {
+            if a < b {
+                a
+            } else {
+                b
+            }
+        }
         BinaryOp::Div => a / b,
         BinaryOp::Sub => a - b,
         BinaryOp::Ge => cmp(a >= b),
@@ -180,5 +193,38 @@ pub fn binary(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Lt => cmp(a < b),
         BinaryOp::Eq => cmp(a == b),
         BinaryOp::Ne => cmp(a != b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_min_follow_onednn_nan_rules() {
+        assert_eq!(binary(BinaryOp::Max, 1.0, 2.0), 2.0);
+        assert_eq!(binary(BinaryOp::Min, 1.0, 2.0), 1.0);
+        assert!(binary(BinaryOp::Max, 1.0, f32::NAN).is_nan());
+        assert!(binary(BinaryOp::Min, 1.0, f32::NAN).is_nan());
+        assert!(binary(BinaryOp::Max, f32::NAN, 1.0) == 1.0);
+        assert!(binary(BinaryOp::Min, f32::NAN, 1.0) == 1.0);
+    }
+
+    #[test]
+    fn eltwise_spot_values() {
+        // Values of the reference/onednn.md section 6.1 formulas.
+        assert_eq!(eltwise(EltwiseAlg::Relu, -2.0, 0.5, 0.0), -1.0);
+        assert_eq!(eltwise(EltwiseAlg::BoundedRelu, 7.0, 6.0, 0.0), 6.0);
+        assert_eq!(eltwise(EltwiseAlg::Clip, 5.0, -1.0, 3.0), 3.0);
+        assert_eq!(eltwise(EltwiseAlg::ClipV2, -5.0, -1.0, 3.0), -1.0);
+        assert_eq!(eltwise(EltwiseAlg::Round, 2.5, 0.0, 0.0), 2.0);
+        assert_eq!(
+            eltwise(EltwiseAlg::Hardswish, 1.0, 0.0, 0.0),
+            1.0 / 6.0 * 4.0
+        );
+        assert_eq!(eltwise(EltwiseAlg::Logistic, -100.0, 0.0, 0.0), 0.0);
+        assert_eq!(eltwise(EltwiseAlg::SoftRelu, 100.0, 0.0, 0.0), 100.0);
+        assert_eq!(eltwise(EltwiseAlg::Pow, 3.0, 2.0, 2.0), 18.0);
+        assert_eq!(eltwise(EltwiseAlg::Linear, 3.0, 2.0, 1.0), 7.0);
     }
 }

@@ -7,7 +7,9 @@
 //! - [`md`]: memory descriptors (tags parsed generically from their names);
 //! - [`engine`], [`memory`]: engines, streams, memory objects;
 //! - [`desc`]: resampling op descriptors;
-//! - [`pd`]: primitive descriptors, queries, iterator, attributes;
+//! - [`pd`]: primitive descriptors, queries, iterator;
+//! - [`attr`], [`postops`]: primitive attributes and post-op chains;
+//! - `verbose`: oneDNN's verbose lines (`ONEDNN_VERBOSE`, `dnnl_set_verbose`);
 //! - [`primitive`]: primitives and execution;
 //! - [`misc`]: version, verbose, `dnnl_debug.h` strings.
 //!
@@ -15,6 +17,7 @@
 
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
+pub mod attr;
 pub mod desc;
 pub mod engine;
 pub mod format_tags;
@@ -22,13 +25,14 @@ pub mod md;
 pub mod memory;
 pub mod misc;
 pub mod pd;
+pub mod postops;
 pub mod primitive;
 mod registry;
 mod translate;
 pub mod types;
+mod verbose;
 
 use std::fmt;
-use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 use types::dnnl_status_t;
@@ -37,7 +41,7 @@ fn verbose() -> bool {
     static ENV: OnceLock<bool> = OnceLock::new();
     let env = *ENV
         .get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| v != "0" && !v.is_empty()));
-    env || misc::VERBOSE_LEVEL.load(Ordering::Relaxed) >= 1
+    env || verbose::level() >= 1
 }
 
 /// Returns `status`, printing why to stderr when verbose is on.

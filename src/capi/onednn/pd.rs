@@ -1,27 +1,21 @@
 //! Primitive descriptors for resampling: creation (resolving `format_tag_any`, building
-//! the core plan once), queries, clone, the implementation iterator, and the minimal
-//! primitive attributes (default values only; post-ops and scales are not accepted yet).
+//! the core plan once, post-ops included), queries, clone and the implementation iterator.
+//! Attributes live in `attr`, post-op chains in `postops`.
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
 
 use crate::core::{CoreError, Plan};
 
+use super::attr::{attr_ref, const_dnnl_primitive_attr_t, dnnl_primitive_attr};
 use super::engine::{dnnl_engine_t, engine_ref};
 use super::md::resolve_any_like;
+use super::postops::{translate as translate_post_ops, Translated};
 use super::registry::{self, Kind};
 use super::translate::{is_injective, layout_of, problem};
 use super::types::*;
+use super::verbose;
 use super::{refuse, verbose_refuse};
-
-/// Primitive attributes. Only the default attribute set is supported for resampling.
-#[derive(Clone, Debug, Default)]
-pub struct dnnl_primitive_attr {
-    pub(crate) scratchpad_mode: dnnl_scratchpad_mode_t,
-    pub(crate) fpmath_mode: dnnl_fpmath_mode_t,
-}
-pub type dnnl_primitive_attr_t = *mut dnnl_primitive_attr;
-pub type const_dnnl_primitive_attr_t = *const dnnl_primitive_attr;
 
 /// What a primitive descriptor holds; shared by clones and primitives.
 pub(crate) struct PdData {
@@ -36,6 +30,12 @@ pub(crate) struct PdData {
     pub plan: Option<Plan>,
     pub impl_name: CString,
     pub attr: dnnl_primitive_attr,
+    /// Binary post-ops: chain position and src1 md (format any resolved against dst).
+    pub binaries: Vec<(usize, dnnl_memory_desc_t)>,
+    /// The fixed part of the verbose lines (see `verbose::pd_info`).
+    pub verbose_info: String,
+    /// Time spent creating the pd (tables and plan), reported by the verbose create line.
+    pub create_ms: f64,
 }
 
 // SAFETY: `engine` is an opaque address only compared and handed back to C.
@@ -71,7 +71,22 @@ impl PdData {
         }
     }
 
+    /// The binary post-op whose src1 is execution argument `arg`
+    /// (`DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1`), as an index into `binaries`.
+    pub(crate) fn binary_of_arg(&self, arg: c_int) -> Option<usize> {
+        if arg < DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE
+            || arg % DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE != DNNL_ARG_SRC_1
+        {
+            return None;
+        }
+        let pos = (arg / DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE - 1) as usize;
+        self.binaries.iter().position(|(p, _)| *p == pos)
+    }
+
     fn arg_md(&self, arg: c_int) -> &dnnl_memory_desc_t {
+        if let Some(k) = self.binary_of_arg(arg) {
+            return &self.binaries[k].1;
+        }
         let what = match arg {
             DNNL_ARG_SRC => dnnl_query_src_md,
             DNNL_ARG_DST => dnnl_query_dst_md,
@@ -115,15 +130,6 @@ pub(crate) unsafe fn pd_ref<'a>(p: *const dnnl_primitive_desc) -> Option<&'a dnn
     registry::get(p, Kind::PrimitiveDesc)
 }
 
-/// An attribute set the user owns (mutable) or one a pd owns (read-only).
-unsafe fn attr_ref<'a>(a: *const dnnl_primitive_attr) -> Option<&'a dnnl_primitive_attr> {
-    registry::get(a, Kind::Attr).or_else(|| registry::get(a, Kind::PdAttr))
-}
-
-unsafe fn user_attr_ref<'a>(a: *const dnnl_primitive_attr) -> Option<&'a dnnl_primitive_attr> {
-    registry::get(a, Kind::Attr)
-}
-
 fn status_of(e: CoreError) -> dnnl_status_t {
     match e {
         CoreError::Invalid(m) => verbose_refuse(dnnl_invalid_arguments, format_args!("{m}")),
@@ -139,6 +145,7 @@ unsafe fn create_pd_data(
     engine: dnnl_engine_t,
     hint: const_dnnl_primitive_desc_t,
 ) -> Result<PdData, dnnl_status_t> {
+    let started = std::time::Instant::now();
     if op_desc.is_null() || engine_ref(engine).is_none() {
         return Err(refuse(
             dnnl_invalid_arguments,
@@ -182,6 +189,10 @@ unsafe fn create_pd_data(
             ))
         }
     };
+    attr_v
+        .check_resampling(forward)
+        .map_err(|(st, m)| verbose_refuse(st, format_args!("{m}")))?;
+
     if rd.alg_kind != dnnl_resampling_nearest && rd.alg_kind != dnnl_resampling_linear {
         return Err(verbose_refuse(
             dnnl_invalid_arguments,
@@ -261,14 +272,34 @@ unsafe fn create_pd_data(
     // Nothing to write, or (forward) nothing to read: execute does nothing. A backward
     // problem with an empty diff_dst still runs: its diff_src is all zeros, as in oneDNN.
     let empty = lout.padded.contains(&0) || lout.is_empty() || (forward && lin.is_empty());
+    let post = if forward {
+        translate_post_ops(attr_v.post_ops(), &out)
+            .map_err(|(st, m)| verbose_refuse(st, format_args!("{m}")))?
+    } else {
+        Translated {
+            ops: Vec::new(),
+            binaries: Vec::new(),
+        }
+    };
     let plan = if empty {
         None
     } else {
         let jit_bwd = !forward && super::md::onednn_jit_backward(&out, &inp);
-        Some(Plan::new(problem(rd.alg_kind, forward, jit_bwd, &lin, &lout)).map_err(status_of)?)
+        let mut p = problem(rd.alg_kind, forward, jit_bwd, &lin, &lout);
+        p.post_ops = post.ops;
+        Some(Plan::new(p).map_err(status_of)?)
     };
     let kernel = plan.as_ref().map_or("empty", |p| p.kernel_name());
-    let impl_name = CString::new(format!("libresample:{kernel}")).unwrap_or_default();
+    let impl_str = format!("libresample:{kernel}");
+    let (fin, fout) = if forward { (&inp, &out) } else { (&out, &inp) };
+    let verbose_info = verbose::pd_info(
+        &impl_str,
+        &rd,
+        fin,
+        fout,
+        &verbose::attr_str(&attr_v, &post.binaries),
+    );
+    let impl_name = CString::new(impl_str).unwrap_or_default();
     Ok(PdData {
         engine,
         rd,
@@ -278,6 +309,9 @@ unsafe fn create_pd_data(
         plan,
         impl_name,
         attr: attr_v,
+        binaries: post.binaries,
+        verbose_info,
+        create_ms: started.elapsed().as_secs_f64() * 1e3,
     })
 }
 
@@ -383,9 +417,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
             dnnl_query_primitive_kind => {
                 (result as *mut dnnl_primitive_kind_t).write(dnnl_resampling)
             }
-            dnnl_query_num_of_inputs_s32 | dnnl_query_num_of_outputs_s32 => {
-                (result as *mut c_int).write(1)
+            dnnl_query_num_of_inputs_s32 => {
+                (result as *mut c_int).write(1 + d.binaries.len() as c_int)
             }
+            dnnl_query_num_of_outputs_s32 => (result as *mut c_int).write(1),
             dnnl_query_memory_consumption_s64 | dnnl_query_cache_blob_id_size_s64 => {
                 (result as *mut dnnl_dim_t).write(0)
             }
@@ -557,137 +592,5 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_destroy(
                 "primitive_desc_iterator_destroy: not a live iterator",
             ),
         }
-    })
-}
-
-/// Creates a default attribute set.
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_create(
-    attr: *mut dnnl_primitive_attr_t,
-) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if attr.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_create: attr is NULL",
-            );
-        }
-        attr.write(registry::register(
-            dnnl_primitive_attr::default(),
-            Kind::Attr,
-        ));
-        dnnl_success
-    })
-}
-
-/// Clones an attribute set.
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_clone(
-    attr: *mut dnnl_primitive_attr_t,
-    existing_attr: const_dnnl_primitive_attr_t,
-) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(existing_attr), attr.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_clone: bad attr or NULL result",
-            );
-        };
-        attr.write(registry::register(a.clone(), Kind::Attr));
-        dnnl_success
-    })
-}
-
-/// Destroys an attribute set (NULL is accepted). Attributes owned by a primitive
-/// descriptor are refused.
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_destroy(attr: dnnl_primitive_attr_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if attr.is_null() {
-            return dnnl_success;
-        }
-        match registry::unregister(attr, Kind::Attr) {
-            Some(_) => dnnl_success,
-            None => refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_destroy: not a live attr",
-            ),
-        }
-    })
-}
-
-/// Returns the scratchpad mode of an attribute set.
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_get_scratchpad_mode(
-    attr: const_dnnl_primitive_attr_t,
-    mode: *mut dnnl_scratchpad_mode_t,
-) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_scratchpad_mode: bad attr or NULL result",
-            );
-        };
-        mode.write(a.scratchpad_mode);
-        dnnl_success
-    })
-}
-
-/// Sets the scratchpad mode (library or user; resampling needs no scratchpad either way).
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_set_scratchpad_mode(
-    attr: dnnl_primitive_attr_t,
-    mode: dnnl_scratchpad_mode_t,
-) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if user_attr_ref(attr).is_none()
-            || !(dnnl_scratchpad_mode_library..=dnnl_scratchpad_mode_user).contains(&mode)
-        {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_scratchpad_mode: bad attr or mode",
-            );
-        }
-        (*attr).scratchpad_mode = mode;
-        dnnl_success
-    })
-}
-
-/// Returns the floating-point math mode of an attribute set.
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_get_fpmath_mode(
-    attr: const_dnnl_primitive_attr_t,
-    mode: *mut dnnl_fpmath_mode_t,
-) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_fpmath_mode: bad attr or NULL result",
-            );
-        };
-        mode.write(a.fpmath_mode);
-        dnnl_success
-    })
-}
-
-/// Sets the floating-point math mode (resampling computes in f32 whatever the mode).
-#[no_mangle]
-pub unsafe extern "C" fn dnnl_primitive_attr_set_fpmath_mode(
-    attr: dnnl_primitive_attr_t,
-    mode: dnnl_fpmath_mode_t,
-) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if user_attr_ref(attr).is_none()
-            || !(dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode)
-        {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_fpmath_mode: bad attr or mode",
-            );
-        }
-        (*attr).fpmath_mode = mode;
-        dnnl_success
     })
 }

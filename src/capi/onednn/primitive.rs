@@ -11,7 +11,7 @@ use super::memory::{dnnl_memory, memory_ref};
 use super::pd::{const_dnnl_primitive_desc_t, dnnl_primitive_desc, new_pd_handle, pd_ref, PdData};
 use super::registry::{self, Kind};
 use super::types::*;
-use super::{refuse, verbose_refuse};
+use super::{refuse, verbose, verbose_refuse};
 
 /// A primitive: its own copy of the pd (returned by `dnnl_primitive_get_primitive_desc`).
 pub struct dnnl_primitive {
@@ -42,6 +42,7 @@ pub unsafe extern "C" fn dnnl_primitive_create(
             );
         };
         let data = pd.data.clone();
+        verbose::create_line(&data.verbose_info, data.create_ms);
         let pd_handle = new_pd_handle(data.clone());
         primitive.write(registry::register(
             dnnl_primitive { data, pd_handle },
@@ -101,9 +102,10 @@ fn core_status(e: CoreError) -> dnnl_status_t {
     }
 }
 
-/// Executes a primitive: `args` must hold exactly the input (SRC / DIFF_DST) and output
-/// (DST / DIFF_SRC) memories; NULL entries are skipped, other indices ignored, duplicates
-/// refused. Execution is synchronous.
+/// Executes a primitive: `args` must hold the input (SRC / DIFF_DST), the output
+/// (DST / DIFF_SRC) and the src1 of every binary post-op
+/// (`DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1`); NULL entries are skipped, other
+/// indices ignored, duplicates refused. Execution is synchronous.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_primitive_execute(
     primitive: const_dnnl_primitive_t,
@@ -136,14 +138,19 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         let (in_arg, out_arg) = (d.input_arg(), d.output_arg());
         let mut input: Option<&dnnl_memory> = None;
         let mut output: Option<&dnnl_memory> = None;
+        let mut bins: Vec<Option<&dnnl_memory>> = vec![None; d.binaries.len()];
         for a in args {
-            if a.memory.is_null() || (a.arg != in_arg && a.arg != out_arg) {
+            if a.memory.is_null() {
                 continue;
             }
             let slot = if a.arg == in_arg {
                 &mut input
-            } else {
+            } else if a.arg == out_arg {
                 &mut output
+            } else if let Some(k) = d.binary_of_arg(a.arg) {
+                &mut bins[k]
+            } else {
+                continue;
             };
             if slot.is_some() {
                 return verbose_refuse(
@@ -165,7 +172,23 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
                 format_args!("execute: needs exactly one input (arg {in_arg}) and one output (arg {out_arg})"),
             );
         };
+        if let Some(k) = bins.iter().position(|b| b.is_none()) {
+            return verbose_refuse(
+                dnnl_invalid_arguments,
+                format_args!(
+                    "execute: {} inputs expected; missing the src1 of post-op {} (arg {})",
+                    1 + bins.len(),
+                    d.binaries[k].0,
+                    (DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE * (d.binaries[k].0 as c_int + 1))
+                        | DNNL_ARG_SRC_1
+                ),
+            );
+        }
+        let started = std::time::Instant::now();
         let Some(plan) = &d.plan else {
+            if verbose::level() >= 1 {
+                verbose::exec_line(&d.verbose_info, started.elapsed().as_secs_f64() * 1e3);
+            }
             return dnnl_success;
         };
         let (ip, op) = (inp.handle() as *const u8, out.handle() as *mut u8);
@@ -176,29 +199,64 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
                 "execute: a memory has no data handle",
             );
         }
-        let src: &[u8] = if il == 0 {
-            &[]
-        } else {
-            std::slice::from_raw_parts(ip, il)
+        let overlaps = |p: *const u8, l: usize| {
+            l > 0
+                && ol > 0
+                && (p as usize) < (op as usize).saturating_add(ol)
+                && (op as usize) < (p as usize).saturating_add(l)
         };
-        let overlap = il > 0
-            && ol > 0
-            && (ip as usize) < (op as usize).saturating_add(ol)
-            && (op as usize) < (ip as usize).saturating_add(il);
-        let copy;
-        let src = if overlap {
-            copy = src.to_vec();
-            &copy[..]
-        } else {
-            src
+        // Inputs overlapping dst are copied first (a shared and a mutable slice over the
+        // same bytes would be undefined behaviour).
+        let mut copies: Vec<Vec<u8>> = Vec::new();
+        let input_slice = |m: &dnnl_memory| -> Result<(bool, *const u8, usize), dnnl_status_t> {
+            let (p, l) = (m.handle() as *const u8, m.len());
+            if p.is_null() && l > 0 {
+                return Err(refuse(
+                    dnnl_invalid_arguments,
+                    "execute: a post-op input has no data handle",
+                ));
+            }
+            Ok((overlaps(p, l), p, l))
         };
+        let mut raw: Vec<(bool, *const u8, usize)> = Vec::with_capacity(1 + bins.len());
+        raw.push((overlaps(ip, il), ip, il));
+        for m in bins.iter().flatten() {
+            match input_slice(m) {
+                Ok(r) => raw.push(r),
+                Err(s) => return s,
+            }
+        }
+        for &(ov, p, l) in &raw {
+            if ov {
+                copies.push(std::slice::from_raw_parts(p, l).to_vec());
+            }
+        }
+        let mut next_copy = copies.iter();
+        let slices: Vec<&[u8]> = raw
+            .iter()
+            .map(|&(ov, p, l)| {
+                if ov {
+                    next_copy.next().map_or(&[][..], |c| &c[..])
+                } else if l == 0 {
+                    &[][..]
+                } else {
+                    std::slice::from_raw_parts(p, l)
+                }
+            })
+            .collect();
         let dst: &mut [u8] = if ol == 0 {
             &mut []
         } else {
             std::slice::from_raw_parts_mut(op, ol)
         };
-        match plan.execute(src, dst, &[]) {
-            Ok(()) => dnnl_success,
+        let (src, bin_slices) = (slices[0], &slices[1..]);
+        match plan.execute(src, dst, bin_slices) {
+            Ok(()) => {
+                if verbose::level() >= 1 {
+                    verbose::exec_line(&d.verbose_info, started.elapsed().as_secs_f64() * 1e3);
+                }
+                dnnl_success
+            }
             Err(e) => core_status(e),
         }
     })

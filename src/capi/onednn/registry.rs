@@ -17,6 +17,10 @@ pub(crate) enum Kind {
     Attr,
     /// An attribute set owned by a primitive descriptor (read-only for the caller).
     PdAttr,
+    /// A post-op chain the caller created.
+    PostOps,
+    /// A post-op chain owned by an attribute set (read-only for the caller).
+    AttrPostOps,
 }
 
 fn live() -> MutexGuard<'static, HashMap<usize, Kind>> {

@@ -148,6 +148,37 @@ pub const dnnl_fpmath_mode_bf16: dnnl_fpmath_mode_t = 1;
 pub const dnnl_fpmath_mode_f16: dnnl_fpmath_mode_t = 2;
 pub const dnnl_fpmath_mode_any: dnnl_fpmath_mode_t = 3;
 
+/// CPU instruction set (`dnnl_cpu_isa_t`).
+pub type dnnl_cpu_isa_t = c_int;
+pub const dnnl_cpu_isa_all: dnnl_cpu_isa_t = 0x0;
+pub const dnnl_cpu_isa_sse41: dnnl_cpu_isa_t = 0x1;
+pub const dnnl_cpu_isa_avx: dnnl_cpu_isa_t = 0x3;
+pub const dnnl_cpu_isa_avx2: dnnl_cpu_isa_t = 0x7;
+pub const dnnl_cpu_isa_avx512_mic: dnnl_cpu_isa_t = 0xf;
+pub const dnnl_cpu_isa_avx512_mic_4ops: dnnl_cpu_isa_t = 0x1f;
+pub const dnnl_cpu_isa_avx512_core: dnnl_cpu_isa_t = 0x27;
+pub const dnnl_cpu_isa_avx512_core_vnni: dnnl_cpu_isa_t = 0x67;
+pub const dnnl_cpu_isa_avx512_core_bf16: dnnl_cpu_isa_t = 0xe7;
+pub const dnnl_cpu_isa_avx512_core_amx: dnnl_cpu_isa_t = 0x3e7;
+pub const dnnl_cpu_isa_avx2_vnni: dnnl_cpu_isa_t = 0x407;
+
+/// CPU instruction-set hints (`dnnl_cpu_isa_hints_t`).
+pub type dnnl_cpu_isa_hints_t = c_int;
+pub const dnnl_cpu_isa_no_hints: dnnl_cpu_isa_hints_t = 0x0;
+pub const dnnl_cpu_isa_prefer_ymm: dnnl_cpu_isa_hints_t = 0x1;
+
+/// RNN cell flags (`dnnl_rnn_flags_t`).
+pub type dnnl_rnn_flags_t = c_int;
+pub const dnnl_rnn_flags_undef: dnnl_rnn_flags_t = 0x0;
+
+/// RNN direction (`dnnl_rnn_direction_t`).
+pub type dnnl_rnn_direction_t = c_int;
+pub const dnnl_unidirectional_left2right: dnnl_rnn_direction_t = 0;
+pub const dnnl_unidirectional_right2left: dnnl_rnn_direction_t = 1;
+pub const dnnl_bidirectional_concat: dnnl_rnn_direction_t = 2;
+pub const dnnl_bidirectional_sum: dnnl_rnn_direction_t = 3;
+pub const dnnl_unidirectional: dnnl_rnn_direction_t = 0;
+
 /// Memory extra flags (`dnnl_memory_extra_flags_t`).
 pub const dnnl_memory_extra_flag_none: u64 = 0;
 pub const dnnl_memory_extra_flag_compensation_conv_s8s8: u64 = 0x1;
