@@ -52,7 +52,7 @@ pub(crate) struct PixelRows {
 }
 
 /// Largest row buffer (f32 values) of the row-wise `lanes` walk.
-const ROW_BUF: usize = 1 << 14;
+const ROW_BUF: usize = 1 << 13;
 
 /// Geometry of the `rows` and `bwd_rows` kernels.
 #[derive(Clone, Debug)]
@@ -706,6 +706,31 @@ pub(crate) unsafe fn rows(
                 m: 0,
             }
         };
+        if raw {
+            // Raw nearest: one src row per dst row, no conversion — the lean loop.
+            let hs = h.map_or(0, |h| s.strides[h]);
+            let hd = h.map_or(0, |h| d.strides[h]);
+            for oh in 0..oh_n {
+                let ih = h
+                    .and_then(|h| t.fwd[h].as_ref())
+                    .map_or(oh, |f| f.idx[oh] as usize);
+                let (r0, doff) = (base.offs[0] + ih * hs, doff0 + oh * hd);
+                let dp = b.dst.add(doff * dsz);
+                match prev {
+                    Some((pr, pd)) if pr == r0 => {
+                        std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+                    }
+                    _ => match g.repeat {
+                        Some(k) => simd::repeat_raw(ssz, b.src.add(r0 * ssz), dp, s.dims[w], k),
+                        None => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
+                    },
+                }
+                prev = Some((r0, doff));
+            }
+            continue;
+        }
+        // f32 results without post-ops go straight into dst (rows are contiguous).
+        let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
         for oh in 0..oh_n {
             let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
             if let Some(h) = h {
@@ -723,22 +748,14 @@ pub(crate) unsafe fn rows(
                     }
                 }
             }
+            // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
+            let out: &mut [f32] = if direct {
+                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
+            } else {
+                &mut out
+            };
             if p.alg == Algorithm::Nearest {
                 let r0 = sc.offs[0];
-                if raw {
-                    let dp = b.dst.add(doff * dsz);
-                    match prev {
-                        Some((pr, pd)) if pr == r0 => {
-                            std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
-                        }
-                        _ => match g.repeat {
-                            Some(k) => simd::repeat_raw(ssz, b.src.add(r0 * ssz), dp, s.dims[w], k),
-                            None => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
-                        },
-                    }
-                    prev = Some((r0, doff));
-                    continue;
-                }
                 for (o, v) in out.iter_mut().enumerate() {
                     *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
                 }
@@ -748,15 +765,15 @@ pub(crate) unsafe fn rows(
                 match &g.w2 {
                     // Nothing to blend from an f32 row: gather straight from the source.
                     Some(w2) if sc.m == 0 && s.dtype == DataType::F32 => {
-                        simd::gather2((b.src as *const f32).add(offs[0]), w2, &mut out)
+                        simd::gather2((b.src as *const f32).add(offs[0]), w2, out)
                     }
                     Some(w2) => {
                         simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
-                        simd::gather2(row.as_ptr(), w2, &mut out)
+                        simd::gather2(row.as_ptr(), w2, out)
                     }
                     None => {
                         simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
-                        gather_taps(&mut out, &row, lo, wt);
+                        gather_taps(out, &row, lo, wt);
                     }
                 }
             } else if let Some((lo, hi)) = g.range {
@@ -767,7 +784,7 @@ pub(crate) unsafe fn rows(
                     corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
                     c0 += n;
                 }
-                gather_taps(&mut out, &row, lo, wt);
+                gather_taps(out, &row, lo, wt);
             } else {
                 corners.fill(p, t, &others, &idx[..rank], sbase);
                 for (o, v) in out.iter_mut().enumerate() {
@@ -784,8 +801,10 @@ pub(crate) unsafe fn rows(
                     *v = acc;
                 }
             }
-            idx[w] = 0;
-            finish(p, b, &out, doff, &mut idx[..rank], w);
+            if !direct {
+                idx[w] = 0;
+                finish(p, b, out, doff, &mut idx[..rank], w);
+            }
         }
     }
 }
@@ -971,18 +990,19 @@ pub(crate) unsafe fn lanes_rows(
         let mut p0 = 0;
         while p0 < npx {
             let n = group.min(npx - p0);
+            let contiguous = p.post_ops.is_empty() && (dstep == valid || n == 1) && pad == 0;
+            let taps = &pr.taps[p0..p0 + n];
+            if contiguous && d.dtype == DataType::F32 {
+                // SAFETY: these pixels' lanes are contiguous in dst and written by this run only.
+                let out = (b.dst as *mut f32).add(doff + p0 * dstep);
+                let vals = std::slice::from_raw_parts_mut(out, n * valid);
+                simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
+                p0 += n;
+                continue;
+            }
             let vals = &mut buf[..n * valid];
-            simd::lanes_row(
-                s.dtype,
-                m,
-                b.src,
-                &sc.offs,
-                &sc.w,
-                &pr.taps[p0..p0 + n],
-                pr.two_taps,
-                vals,
-            );
-            if p.post_ops.is_empty() && (dstep == valid || n == 1) && pad == 0 {
+            simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
+            if contiguous {
                 simd::store_contiguous(
                     d.dtype,
                     p.numerics,
