@@ -9,6 +9,7 @@
 //! - [`desc`]: resampling op descriptors;
 //! - [`pd`]: primitive descriptors, queries, iterator, attributes;
 //! - [`primitive`]: primitives and execution;
+//! - [`reorder`]: reorder primitive descriptors (layout and data-type conversion);
 //! - [`misc`]: version, verbose, `dnnl_debug.h` strings.
 //!
 //! Handles are registered in [`registry`], so a bad pointer is refused rather than used.
@@ -24,6 +25,7 @@ pub mod misc;
 pub mod pd;
 pub mod primitive;
 mod registry;
+pub mod reorder;
 mod translate;
 pub mod types;
 

@@ -36,6 +36,8 @@ pub(crate) struct PdData {
     pub plan: Option<Plan>,
     pub impl_name: CString,
     pub attr: dnnl_primitive_attr,
+    /// Set for reorder pds (whose input is FROM = SRC and output TO = DST).
+    pub reorder: Option<Box<super::reorder::ReorderInfo>>,
 }
 
 // SAFETY: `engine` is an opaque address only compared and handed back to C.
@@ -276,6 +278,7 @@ unsafe fn create_pd_data(
         plan,
         impl_name,
         attr: attr_v,
+        reorder: None,
     })
 }
 
@@ -376,6 +379,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
             );
         };
         let d = &*pd.data;
+        if let Some(r) = &d.reorder {
+            if let Some(status) = super::reorder::query(r, what, result) {
+                return status;
+            }
+        }
         match what {
             dnnl_query_engine => (result as *mut dnnl_engine_t).write(d.engine),
             dnnl_query_primitive_kind => {
