@@ -24,4 +24,10 @@ tail -1 "$tmp/cmp.txt"
 python3 "$here/compare_ref_exact.py" "$tmp/dnnl.txt" "$tmp/rs.txt" | tail -1
 grep -q "bad 0 nonvalue diffs 0$" "$tmp/cmp.txt"
 python3 "$here/compare_ref_exact.py" "$tmp/dnnl.txt" "$tmp/rs.txt" | tail -1 | grep -q "bitdiff 0$"
+# reorder: every layout family x data-type pair, exact (hash of the whole dst buffer)
+cc -O1 -std=gnu11 "$here/reorder_cmp.c" -o "$tmp/reorder_dnnl" -ldnnl -lm
+cc -O1 -std=gnu11 "$here/reorder_cmp.c" -o "$tmp/reorder_rs" -L"$lib" -lresample -Wl,-rpath,"$lib" -lm
+"$tmp/reorder_dnnl" > "$tmp/reorder_dnnl.txt"
+"$tmp/reorder_rs" > "$tmp/reorder_rs.txt"
+python3 "$here/compare_reorder.py" "$tmp/reorder_dnnl.txt" "$tmp/reorder_rs.txt"
 echo "onednn_realheader: OK"

@@ -9,6 +9,7 @@
 //! - [`desc`]: resampling op descriptors;
 //! - [`pd`]: primitive descriptors, queries, iterator, attributes;
 //! - [`primitive`]: primitives and execution;
+//! - [`reshape`]: `dnnl_memory_desc_reshape`;
 //! - [`reorder`]: reorder primitive descriptors (layout and data-type conversion);
 //! - [`misc`]: version, verbose, `dnnl_debug.h` strings.
 //!
@@ -26,6 +27,7 @@ pub mod pd;
 pub mod primitive;
 mod registry;
 pub mod reorder;
+pub mod reshape;
 mod translate;
 pub mod types;
 
