@@ -30,4 +30,11 @@ cc -O1 -std=gnu11 "$here/reorder_cmp.c" -o "$tmp/reorder_rs" -L"$lib" -lresample
 "$tmp/reorder_dnnl" > "$tmp/reorder_dnnl.txt"
 "$tmp/reorder_rs" > "$tmp/reorder_rs.txt"
 python3 "$here/compare_reorder.py" "$tmp/reorder_dnnl.txt" "$tmp/reorder_rs.txt"
+# memory_desc_reshape: every result md identical
+cc -O1 -std=gnu11 "$here/reshape_cmp.c" -o "$tmp/reshape_dnnl" -ldnnl
+cc -O1 -std=gnu11 "$here/reshape_cmp.c" -o "$tmp/reshape_rs" -L"$lib" -lresample -Wl,-rpath,"$lib"
+"$tmp/reshape_dnnl" > "$tmp/reshape_dnnl.txt"
+"$tmp/reshape_rs" > "$tmp/reshape_rs.txt"
+cmp "$tmp/reshape_dnnl.txt" "$tmp/reshape_rs.txt"
+echo "reshape: $(tail -1 "$tmp/reshape_rs.txt"), identical"
 echo "onednn_realheader: OK"
