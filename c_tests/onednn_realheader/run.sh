@@ -37,4 +37,10 @@ cc -O1 -std=gnu11 "$here/reshape_cmp.c" -o "$tmp/reshape_rs" -L"$lib" -lresample
 "$tmp/reshape_rs" > "$tmp/reshape_rs.txt"
 cmp "$tmp/reshape_dnnl.txt" "$tmp/reshape_rs.txt"
 echo "reshape: $(tail -1 "$tmp/reshape_rs.txt"), identical"
+# resampling data types: every src x dst pair, nearest/linear, fwd/bwd, edge values
+cc -O1 -std=gnu11 "$here/dtypes_cmp.c" -o "$tmp/dtypes_dnnl" -ldnnl -lm
+cc -O1 -std=gnu11 "$here/dtypes_cmp.c" -o "$tmp/dtypes_rs" -L"$lib" -lresample -Wl,-rpath,"$lib" -lm
+ONEDNN_PRIMITIVE_CACHE_CAPACITY=0 "$tmp/dtypes_dnnl" > "$tmp/dtypes_dnnl.txt"
+"$tmp/dtypes_rs" > "$tmp/dtypes_rs.txt"
+python3 "$here/compare_dtypes.py" "$tmp/dtypes_dnnl.txt" "$tmp/dtypes_rs.txt"
 echo "onednn_realheader: OK"

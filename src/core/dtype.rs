@@ -37,7 +37,8 @@ impl DataType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Numerics {
     /// oneDNN 2.x `saturate_and_round` and `bfloat16_t`: integers clamp to
-    /// `[lowest, max]` (s32 max is 2147483520.f) then round half to even; bf16 rounds to
+    /// `[lowest, max]` (s32 max is 2147483520.f) then round half to even (NaN gives 0 for
+    /// s8/u8 and INT_MIN for s32, as `ref:any` does); bf16 rounds to
     /// nearest even, flushes subnormals to signed zero and quiets NaN with `|= 0x40`. Every
     /// value passes through f32, even for nearest with equal types (s32 loses bits above 2^24).
     Onednn,
@@ -117,6 +118,20 @@ fn nan_fill(v: f32, numerics: Numerics, fill: f32) -> f32 {
     }
 }
 
+/// NaN to s32: oneDNN's resampling (`ref:any`, `simple:any`) stores `(int)nearbyintf(NaN)`,
+/// the x86 "integer indefinite" INT_MIN; its reorder (`jit:uni`) gives 2147483520.
+#[inline(always)]
+fn nan_fill_s32(v: f32, numerics: Numerics) -> f32 {
+    if !v.is_nan() {
+        return v;
+    }
+    match numerics {
+        Numerics::Onednn => S32_MIN_F,
+        Numerics::OnednnReorder => S32_MAX_F,
+        Numerics::Ieee => v,
+    }
+}
+
 /// Loads one element at `p` as f32.
 ///
 /// # Safety
@@ -145,7 +160,7 @@ pub unsafe fn store_f32(p: *mut u8, dt: DataType, v: f32, numerics: Numerics) {
         DataType::F16 => (p as *mut u16).write_unaligned(half::f16::from_f32(v).to_bits()),
         DataType::Bf16 => (p as *mut u16).write_unaligned(f32_to_bf16(v, numerics)),
         DataType::S32 => {
-            let r = clamp_round(nan_fill(v, numerics, S32_MAX_F), S32_MIN_F, S32_MAX_F);
+            let r = clamp_round(nan_fill_s32(v, numerics), S32_MIN_F, S32_MAX_F);
             (p as *mut i32).write_unaligned(r as i32)
         }
         DataType::S8 => {
@@ -226,7 +241,8 @@ mod tests {
     #[test]
     fn nan_to_integers() {
         let s32 = |n| i32::from_ne_bytes(st(DataType::S32, f32::NAN, n).try_into().unwrap());
-        assert_eq!(s32(Numerics::Onednn), 0);
+        assert_eq!(s32(Numerics::Onednn), i32::MIN);
+        assert_eq!(s32(Numerics::Ieee), 0);
         assert_eq!(s32(Numerics::OnednnReorder), 2147483520);
         assert_eq!(st(DataType::S8, f32::NAN, Numerics::Onednn)[0], 0);
         assert_eq!(
