@@ -9,7 +9,7 @@
 //! - [`desc`]: resampling op descriptors;
 //! - [`pd`]: primitive descriptors, queries, iterator, attributes;
 //! - [`primitive`]: primitives and execution;
-//! - [`reshape`]: `dnnl_memory_desc_reshape`;
+//! - [`reshape`]: memory descriptor reshaping (`dnnl_memory_desc_reshape`);
 //! - [`reorder`]: reorder primitive descriptors (layout and data-type conversion);
 //! - [`misc`]: version, verbose, `dnnl_debug.h` strings.
 //!

@@ -90,6 +90,7 @@ pub(crate) unsafe fn query(
 /// True when `a` holds nothing but default values (scratchpad and fpmath modes do not
 /// change a reorder's result). Written against `Debug` so that attribute fields added later
 /// (scales, zero points, post-ops) count as non-default until reorders support them.
+#[allow(clippy::needless_update)] // on purpose: fields added later take their defaults
 fn attr_is_default(a: &dnnl_primitive_attr) -> bool {
     let plain = dnnl_primitive_attr {
         scratchpad_mode: a.scratchpad_mode,
