@@ -28,6 +28,12 @@ pub enum AxisRule {
     /// `roundf(s)`; linear taps `trunc(s)`, `ceil(s)` clamped, `w1 = |s - idx0|`.
     /// Backward uses oneDNN's own range tables (`bwd_linear_coeffs_t`).
     OnednnHalfPixel,
+    /// As [`AxisRule::OnednnHalfPixel`], except that nearest backward ranges use the
+    /// precomputed ratio `f = (float)O / (float)I`: `[ceil(i*f - 0.5f), ceil((i+1)*f - 0.5f))`.
+    /// That is the formula of oneDNN 2.x's AVX-512 jit backward kernel (the default for nspc
+    /// and 8/16-blocked f32/bf16); at half-way ties it hands some outputs to a different input
+    /// than `ref`/`simple` do (60 -> 2: output 1 goes to input 44, not 45).
+    OnednnHalfPixelJitBwd,
     /// DirectML: `c = (o - output_offset) / scale - input_offset`; nearest by `rounding`;
     /// linear with edge clamp; with `antialias` and `scale < 0.5`, a normalised tent filter
     /// of half-width `1/scale`.
@@ -72,21 +78,23 @@ fn clamp_idx(i: i64, size: usize) -> u32 {
 pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: usize) -> FwdTaps {
     match *rule {
         AxisRule::Identity => FwdTaps::from_fn(out_size, |o, t| t.push((o as u32, 1.0))),
-        AxisRule::OnednnHalfPixel => FwdTaps::from_fn(out_size, |o, t| {
-            let s = onednn_linear_map(o as i64, out_size, in_size);
-            match alg {
-                Algorithm::Nearest => t.push((clamp_idx(s.round() as i64, in_size), 1.0)),
-                Algorithm::Linear => {
-                    let i0 = (s as i64).max(0);
-                    let i1 = onednn_ceil_idx(s).min(in_size as i64 - 1);
-                    let w1 = (s - i0 as f32).abs();
-                    let w0 = 1.0 - w1;
-                    // oneDNN's lerp is `c0*w0 + c1*(1 - w0)`: keep that second weight.
-                    t.push((clamp_idx(i0, in_size), w0));
-                    t.push((clamp_idx(i1, in_size), 1.0 - w0));
+        AxisRule::OnednnHalfPixel | AxisRule::OnednnHalfPixelJitBwd => {
+            FwdTaps::from_fn(out_size, |o, t| {
+                let s = onednn_linear_map(o as i64, out_size, in_size);
+                match alg {
+                    Algorithm::Nearest => t.push((clamp_idx(s.round() as i64, in_size), 1.0)),
+                    Algorithm::Linear => {
+                        let i0 = (s as i64).max(0);
+                        let i1 = onednn_ceil_idx(s).min(in_size as i64 - 1);
+                        let w1 = (s - i0 as f32).abs();
+                        let w0 = 1.0 - w1;
+                        // oneDNN's lerp is `c0*w0 + c1*(1 - w0)`: keep that second weight.
+                        t.push((clamp_idx(i0, in_size), w0));
+                        t.push((clamp_idx(i1, in_size), 1.0 - w0));
+                    }
                 }
-            }
-        }),
+            })
+        }
         AxisRule::Affine {
             scale,
             input_offset,
@@ -204,6 +212,16 @@ fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
 pub fn backward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: usize) -> BwdTaps {
     match *rule {
         AxisRule::OnednnHalfPixel => onednn_backward_taps(alg, in_size, out_size),
+        AxisRule::OnednnHalfPixelJitBwd if alg == Algorithm::Nearest => {
+            let f = out_size as f32 / in_size as f32;
+            let bound =
+                |i: usize| onednn_ceil_idx(i as f32 * f - 0.5).clamp(0, out_size as i64) as u32;
+            let lists: Vec<Vec<(u32, f32)>> = (0..in_size)
+                .map(|x| (bound(x)..bound(x + 1)).map(|o| (o, 1.0)).collect())
+                .collect();
+            BwdTaps::from_lists(1, &lists)
+        }
+        AxisRule::OnednnHalfPixelJitBwd => onednn_backward_taps(alg, in_size, out_size),
         _ => forward_taps(rule, alg, in_size, out_size).transpose(in_size),
     }
 }
@@ -304,6 +322,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn onednn_jit_backward_nearest_ratio() {
+        // 60 -> 2 forward picks inputs 15 and 45; ref's backward agrees, the jit's precomputed
+        // ratio hands output 1 to input 44 (verified against libdnnl 2.6.3, nhwc).
+        let bwd = |r: AxisRule| backward_taps(&r, Algorithm::Nearest, 60, 2);
+        let (rf, jit) = (
+            bwd(AxisRule::OnednnHalfPixel),
+            bwd(AxisRule::OnednnHalfPixelJitBwd),
+        );
+        assert_eq!(
+            (rf.group(45, 0).0, rf.group(44, 0).0),
+            (&[1u32][..], &[][..])
+        );
+        assert_eq!(
+            (jit.group(44, 0).0, jit.group(45, 0).0),
+            (&[1u32][..], &[][..])
+        );
+        assert_eq!(
+            (jit.group(15, 0).0, jit.group(14, 0).0),
+            (&[0u32][..], &[][..])
+        );
     }
 
     #[test]

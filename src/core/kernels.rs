@@ -34,7 +34,25 @@ pub(crate) struct LaneGeom {
     pub runs: usize,
     /// At most 3 resampled axes with at most 2 taps (or groups) each: fixed-size corners.
     pub small: bool,
+    /// Forward small problems walk whole rows of pixels per call.
+    pub pixels: Option<PixelRows>,
 }
+
+/// Row-wise forward walk of the `lanes` kernel: runs cover every axis but the lane axis and
+/// the pixel axis `px` (the last other axis); one call handles all pixels of a row, so the
+/// per-pixel cost is a table lookup instead of a run setup.
+#[derive(Clone, Debug)]
+pub(crate) struct PixelRows {
+    pub px: usize,
+    pub runs: usize,
+    /// Per output pixel: src element offsets of its two taps along `px` and their weights;
+    /// with one tap (nearest, identity) the offsets are equal and `two_taps` is false.
+    pub taps: Vec<(usize, usize, f32, f32)>,
+    pub two_taps: bool,
+}
+
+/// Largest row buffer (f32 values) of the row-wise `lanes` walk.
+const ROW_BUF: usize = 1 << 14;
 
 /// Geometry of the `rows` and `bwd_rows` kernels.
 #[derive(Clone, Debug)]
@@ -46,6 +64,23 @@ pub(crate) struct RowGeom {
     pub range: Option<(usize, usize)>,
     /// At most 3 resampled axes with at most 2 taps each.
     pub small: bool,
+    /// Two-tap W table as structure of arrays (columns relative to `range.0`), so the W lerp
+    /// is a vector gather.
+    pub w2: Option<WTable>,
+    /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
+    pub repeat: Option<usize>,
+    /// Forward runs are planes: this axis (the one before W) is walked inside a run.
+    pub plane_h: Option<usize>,
+    /// Output rows per run.
+    pub rows_per_run: usize,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct WTable {
+    pub i0: Vec<u32>,
+    pub i1: Vec<u32>,
+    pub w0: Vec<f32>,
+    pub w1: Vec<f32>,
 }
 
 fn is_small(p: &Problem, t: &Tables) -> bool {
@@ -105,6 +140,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
             if lane.as_ref().is_none_or(|l| block > l.block) {
                 let others: usize = (0..rank).filter(|&a| a != c).map(|a| d.dims[a]).product();
                 lane = Some(LaneGeom {
+                    pixels: None,
                     c,
                     block,
                     nblk,
@@ -123,8 +159,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         && s.strides[w] == 1
         && d.strides[w] == 1
         && s.dims[w].max(d.dims[w]) <= MAX_ROW;
-    if let Some(l) = lane {
+    if let Some(mut l) = lane {
         if l.block >= 4 || !rows_ok {
+            l.pixels = pixel_rows(p, t, &l);
             return Strategy::Lanes(l);
         }
     }
@@ -136,24 +173,100 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 out_w: d.dims[w],
                 range: None,
                 small,
+                w2: None,
+                repeat: None,
+                plane_h: None,
+                rows_per_run: 1,
             });
         }
         let taps = t.fwd[w].as_ref().unwrap();
         let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
         let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
         let dense = hi + 1 - lo <= 2 * taps.idx.len();
+        let (o_n, i_n) = (d.dims[w], s.dims[w]);
+        let w2 = (dense && taps.idx.len() == 2 * o_n).then(|| WTable {
+            i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
+            i1: taps
+                .idx
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|&i| i - lo as u32)
+                .collect(),
+            w0: taps.wt.iter().step_by(2).copied().collect(),
+            w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
+        });
+        let k = o_n / i_n.max(1);
+        let repeat = (taps.idx.len() == o_n && k >= 1 && o_n == k * i_n)
+            .then_some(k)
+            .filter(|&k| {
+                taps.idx
+                    .iter()
+                    .enumerate()
+                    .all(|(o, &i)| i as usize == o / k)
+            });
+        let plane_h = w.checked_sub(1);
+        let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
         return Strategy::Rows(RowGeom {
-            runs,
-            out_w: d.dims[w],
+            runs: runs / rows_per_run.max(1),
+            plane_h,
+            rows_per_run,
+            out_w: o_n,
             range: dense.then_some((lo, hi)),
             small,
+            w2,
+            repeat,
         });
     }
     Strategy::Generic
 }
 
+fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
+    let rank = p.dst.rank();
+    if p.direction != Direction::Forward || !l.small || l.block > ROW_BUF {
+        return None;
+    }
+    let px = (0..rank).rev().find(|&a| a != l.c)?;
+    let stride = p.src.strides[px];
+    let (taps, two_taps) = match &t.fwd[px] {
+        None => (
+            (0..p.dst.dims[px])
+                .map(|o| (o * stride, o * stride, 1.0, 0.0))
+                .collect(),
+            false,
+        ),
+        Some(f) => {
+            let two = f.max_taps() == 2;
+            let taps = (0..f.outputs())
+                .map(|o| {
+                    let (ii, ww) = f.taps(o);
+                    let (i0, i1) = (ii[0] as usize * stride, ii[ii.len() - 1] as usize * stride);
+                    if two {
+                        (i0, i1, ww[0], ww[1])
+                    } else {
+                        (i0, i0, 1.0, 0.0)
+                    }
+                })
+                .collect();
+            (taps, two)
+        }
+    };
+    let runs = l.nblk
+        * (0..rank)
+            .filter(|&a| a != l.c && a != px)
+            .map(|a| p.dst.dims[a])
+            .product::<usize>();
+    Some(PixelRows {
+        px,
+        runs,
+        taps,
+        two_taps,
+    })
+}
+
 /// Corner offsets and weights of one output point for at most 3 resampled axes with at most
 /// 2 taps each, in fixed-size arrays (corner `i + 2j + 4k`, first axis fastest).
+#[derive(Clone)]
 struct SmallCorners {
     offs: [usize; 8],
     w: [[f32; 2]; 3],
@@ -169,25 +282,29 @@ impl SmallCorners {
             w: [[1.0, 0.0]; 3],
             m: 0,
         };
-        let mut n = 1;
         for &d in axes {
             let (ii, ww) = t.fwd[d].as_ref().unwrap().taps(idx[d]);
-            let s = strides[d];
-            if ii.len() == 1 {
-                for k in 0..n {
-                    c.offs[k] += ii[0] as usize * s;
-                }
-                continue;
-            }
-            for k in 0..n {
-                c.offs[n + k] = c.offs[k] + ii[1] as usize * s;
-                c.offs[k] += ii[0] as usize * s;
-            }
-            c.w[c.m] = [ww[0], ww[1]];
-            c.m += 1;
-            n *= 2;
+            c.push_axis(ii, ww, strides[d]);
         }
         c
+    }
+
+    /// Adds the taps of the next axis (after every axis already added).
+    #[inline]
+    fn push_axis(&mut self, ii: &[u32], ww: &[f32], stride: usize) {
+        let n = 1 << self.m;
+        if ii.len() == 1 {
+            for k in 0..n {
+                self.offs[k] += ii[0] as usize * stride;
+            }
+            return;
+        }
+        for k in 0..n {
+            self.offs[n + k] = self.offs[k] + ii[1] as usize * stride;
+            self.offs[k] += ii[0] as usize * stride;
+        }
+        self.w[self.m] = [ww[0], ww[1]];
+        self.m += 1;
     }
 }
 
@@ -315,13 +432,12 @@ struct Runs {
 }
 
 impl Runs {
-    /// Runs over all axes; axis `skip` has `nblk` blocks with the given element strides.
+    /// Runs over all axes, with `(axis, extent, dst stride, src stride)` overrides (the lane
+    /// axis walks blocks; an axis handled inside a run has extent 1).
     fn new(
         p: &Problem,
         t: &Tables,
-        skip: usize,
-        nblk: usize,
-        blk: (usize, usize),
+        overrides: &[(usize, usize, usize, usize)],
         start: usize,
     ) -> Self {
         let (s, d) = (&p.src, &p.dst);
@@ -336,8 +452,8 @@ impl Runs {
             sbase: s.offset,
         };
         for a in 0..rank {
-            if a == skip {
-                (r.ext[a], r.dstr[a], r.sstr[a]) = (nblk, blk.0, blk.1);
+            if let Some(&(_, e, ds, ss)) = overrides.iter().find(|o| o.0 == a) {
+                (r.ext[a], r.dstr[a], r.sstr[a]) = (e, ds, ss);
             } else {
                 let identity = t.fwd[a].is_none() && t.bwd[a].is_none();
                 (r.ext[a], r.dstr[a], r.sstr[a]) = (
@@ -419,7 +535,7 @@ pub(crate) unsafe fn lanes(
         && p.post_ops.is_empty()
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
     let cdim = d.dims[g.c];
-    let mut runs = Runs::new(p, t, g.c, g.nblk, (g.blk_dst, g.blk_src), start);
+    let mut runs = Runs::new(p, t, &[(g.c, g.nblk, g.blk_dst, g.blk_src)], start);
     for _ in start..end {
         let blk = runs.pos[g.c];
         let mut idx = runs.pos;
@@ -555,6 +671,10 @@ pub(crate) unsafe fn rows(
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
     let wt = t.fwd[w].as_ref().unwrap();
     let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+    // A run is a whole plane: the axis before W (if any) is walked inside it.
+    let h = g.plane_h;
+    let outer: Vec<usize> = others.iter().copied().filter(|&a| Some(a) != h).collect();
+    let oh_n = h.map_or(1, |h| d.dims[h]);
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
     let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo)];
@@ -563,64 +683,110 @@ pub(crate) unsafe fn rows(
     let raw = p.alg == Algorithm::Nearest
         && p.post_ops.is_empty()
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
-    // (src row, dst row) of the previous raw nearest run: upsampling along H or D makes
+    // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
     // consecutive dst rows read the same src row, and a row copy beats a second gather.
     let mut prev: Option<(usize, usize)> = None;
-    let mut runs = Runs::new(p, t, w, 1, (0, 0), start);
+    let overrides: Vec<(usize, usize, usize, usize)> = std::iter::once((w, 1, 0, 0))
+        .chain(h.map(|h| (h, 1, 0, 0)))
+        .collect();
+    let mut runs = Runs::new(p, t, &overrides, start);
     for _ in start..end {
         let mut idx = runs.pos;
-        let (doff, sbase) = (runs.doff, runs.sbase);
+        let (doff0, sbase0) = (runs.doff, runs.sbase);
         runs.advance();
-        if p.alg == Algorithm::Nearest {
-            let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
-            let r0 = sc.offs[0];
-            if raw {
-                let dp = b.dst.add(doff * dsz);
-                match prev {
-                    Some((pr, pd)) if pr == r0 => {
-                        std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
-                    }
-                    _ => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
-                }
-                prev = Some((r0, doff));
-                continue;
-            }
-            for (o, v) in out.iter_mut().enumerate() {
-                *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
-            }
-        } else if let (true, Some((lo, _))) = (g.small, g.range) {
-            // Blend the needed input columns over the other axes, then lerp along W.
-            let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
-            let offs = sc.offs.map(|o| o + lo);
-            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
-            gather_taps(&mut out, &row, lo, wt);
-        } else if let Some((lo, hi)) = g.range {
-            corners.fill(p, t, &others, &idx[..rank], sbase);
-            let mut c0 = 0;
-            while c0 <= hi - lo {
-                let n = LCH.min(hi - lo + 1 - c0);
-                corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
-                c0 += n;
-            }
-            gather_taps(&mut out, &row, lo, wt);
+        // Fixed-size corners serve nearest (one tap per axis) and small linear problems;
+        // the others use the general corners below.
+        let fixed = g.small || p.alg == Algorithm::Nearest;
+        let base = if fixed {
+            SmallCorners::fill(t, &outer, &s.strides, &idx[..rank], sbase0)
         } else {
-            corners.fill(p, t, &others, &idx[..rank], sbase);
-            for (o, v) in out.iter_mut().enumerate() {
-                let (ii, ww) = wt.taps(o);
-                let mut acc = 0.0;
-                for k in 0..ii.len() {
-                    corners.reduce(s.dtype, b.src, ii[k] as usize, 1, &mut scratch, &mut one);
-                    acc = if k == 0 {
-                        one[0] * ww[0]
-                    } else {
-                        acc + one[0] * ww[k]
-                    };
-                }
-                *v = acc;
+            SmallCorners {
+                offs: [sbase0; 8],
+                w: [[1.0, 0.0]; 3],
+                m: 0,
             }
+        };
+        for oh in 0..oh_n {
+            let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
+            if let Some(h) = h {
+                idx[h] = oh;
+                doff += oh * d.strides[h];
+                match &t.fwd[h] {
+                    Some(_) if !fixed => {}
+                    Some(f) => {
+                        let (ii, ww) = f.taps(oh);
+                        sc.push_axis(ii, ww, s.strides[h]);
+                    }
+                    None => {
+                        sc.offs.iter_mut().for_each(|o| *o += oh * s.strides[h]);
+                        sbase += oh * s.strides[h];
+                    }
+                }
+            }
+            if p.alg == Algorithm::Nearest {
+                let r0 = sc.offs[0];
+                if raw {
+                    let dp = b.dst.add(doff * dsz);
+                    match prev {
+                        Some((pr, pd)) if pr == r0 => {
+                            std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+                        }
+                        _ => match g.repeat {
+                            Some(k) => simd::repeat_raw(ssz, b.src.add(r0 * ssz), dp, s.dims[w], k),
+                            None => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
+                        },
+                    }
+                    prev = Some((r0, doff));
+                    continue;
+                }
+                for (o, v) in out.iter_mut().enumerate() {
+                    *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
+                }
+            } else if let (true, Some((lo, _))) = (g.small, g.range) {
+                // Blend the needed input columns over the other axes, then lerp along W.
+                let offs = sc.offs.map(|o| o + lo);
+                match &g.w2 {
+                    // Nothing to blend from an f32 row: gather straight from the source.
+                    Some(w2) if sc.m == 0 && s.dtype == DataType::F32 => {
+                        simd::gather2((b.src as *const f32).add(offs[0]), w2, &mut out)
+                    }
+                    Some(w2) => {
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+                        simd::gather2(row.as_ptr(), w2, &mut out)
+                    }
+                    None => {
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+                        gather_taps(&mut out, &row, lo, wt);
+                    }
+                }
+            } else if let Some((lo, hi)) = g.range {
+                corners.fill(p, t, &others, &idx[..rank], sbase);
+                let mut c0 = 0;
+                while c0 <= hi - lo {
+                    let n = LCH.min(hi - lo + 1 - c0);
+                    corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
+                    c0 += n;
+                }
+                gather_taps(&mut out, &row, lo, wt);
+            } else {
+                corners.fill(p, t, &others, &idx[..rank], sbase);
+                for (o, v) in out.iter_mut().enumerate() {
+                    let (ii, ww) = wt.taps(o);
+                    let mut acc = 0.0;
+                    for k in 0..ii.len() {
+                        corners.reduce(s.dtype, b.src, ii[k] as usize, 1, &mut scratch, &mut one);
+                        acc = if k == 0 {
+                            one[0] * ww[0]
+                        } else {
+                            acc + one[0] * ww[k]
+                        };
+                    }
+                    *v = acc;
+                }
+            }
+            idx[w] = 0;
+            finish(p, b, &out, doff, &mut idx[..rank], w);
         }
-        idx[w] = 0;
-        finish(p, b, &out, doff, &mut idx[..rank], w);
     }
 }
 
@@ -688,7 +854,7 @@ unsafe fn bwd_rows_typed<S: Src>(
     let m = ra.len();
     let wt = t.bwd[w].as_ref().unwrap();
     let mut out = vec![0f32; g.out_w];
-    let mut runs = Runs::new(p, t, w, 1, (0, 0), start);
+    let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
     for _ in start..end {
         let mut idx = runs.pos;
         let (doff, sbase) = (runs.doff, runs.sbase);
@@ -746,5 +912,102 @@ unsafe fn bwd_rows_typed<S: Src>(
         }
         idx[w] = 0;
         finish(p, b, &out, doff, &mut idx[..rank], w);
+    }
+}
+
+/// The row-wise forward `lanes` walk over runs `start..end` (see [`PixelRows`]).
+pub(crate) unsafe fn lanes_rows(
+    p: &Problem,
+    t: &Tables,
+    g: &LaneGeom,
+    pr: &PixelRows,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    let rank = p.dst.rank();
+    let (s, d) = (&p.src, &p.dst);
+    let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
+    let px = pr.px;
+    let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != px).collect();
+    let npx = d.dims[px];
+    let dstep = d.strides[px];
+    let cdim = d.dims[g.c];
+    let raw = p.alg == Algorithm::Nearest
+        && p.post_ops.is_empty()
+        && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
+    let mut buf = vec![0f32; group * g.block];
+    let mut runs = Runs::new(
+        p,
+        t,
+        &[(g.c, g.nblk, g.blk_dst, g.blk_src), (px, 1, 0, 0)],
+        start,
+    );
+    for _ in start..end {
+        let blk = runs.pos[g.c];
+        let mut idx = runs.pos;
+        idx[g.c] = blk * g.block;
+        let valid = g.block.min(cdim - (blk * g.block).min(cdim));
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        runs.advance();
+        let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
+        let pad = g.block - valid;
+        if raw && sc.m == 0 {
+            for (o, tap) in pr.taps.iter().enumerate() {
+                let dp = b.dst.add((doff + o * dstep) * dsz);
+                std::ptr::copy_nonoverlapping(
+                    b.src.add((sc.offs[0] + tap.0) * ssz),
+                    dp,
+                    valid * dsz,
+                );
+                if pad > 0 {
+                    std::ptr::write_bytes(dp.add(valid * dsz), 0, pad * dsz);
+                }
+            }
+            continue;
+        }
+        let m = sc.m + pr.two_taps as usize;
+        let mut p0 = 0;
+        while p0 < npx {
+            let n = group.min(npx - p0);
+            let vals = &mut buf[..n * valid];
+            simd::lanes_row(
+                s.dtype,
+                m,
+                b.src,
+                &sc.offs,
+                &sc.w,
+                &pr.taps[p0..p0 + n],
+                pr.two_taps,
+                vals,
+            );
+            if p.post_ops.is_empty() && (dstep == valid || n == 1) && pad == 0 {
+                simd::store_contiguous(
+                    d.dtype,
+                    p.numerics,
+                    vals,
+                    b.dst.add((doff + p0 * dstep) * dsz),
+                );
+            } else {
+                for q in 0..n {
+                    let off = doff + (p0 + q) * dstep;
+                    idx[px] = p0 + q;
+                    idx[g.c] = blk * g.block;
+                    finish(
+                        p,
+                        b,
+                        &vals[q * valid..(q + 1) * valid],
+                        off,
+                        &mut idx[..rank],
+                        g.c,
+                    );
+                    if pad > 0 {
+                        std::ptr::write_bytes(b.dst.add((off + valid) * dsz), 0, pad * dsz);
+                    }
+                }
+            }
+            p0 += n;
+        }
     }
 }

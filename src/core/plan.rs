@@ -70,6 +70,9 @@ impl Plan {
     /// Short name of the kernel in use (for verbose output).
     pub fn kernel_name(&self) -> &'static str {
         match self.strategy {
+            Strategy::Lanes(LaneGeom {
+                pixels: Some(_), ..
+            }) => "lanes_rows",
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(_) => "rows",
             Strategy::BwdRows(_) => "bwd_rows",
@@ -150,6 +153,13 @@ impl Plan {
     unsafe fn run(&self, b: Bufs<'_>) {
         let (p, t) = (&self.problem, &self.tables);
         match &self.strategy {
+            Strategy::Lanes(g) if g.pixels.is_some() => {
+                let pr = g.pixels.as_ref().unwrap();
+                let per_run = (g.block * pr.taps.len()).max(1);
+                threads::parallel_for(pr.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                    kernels::lanes_rows(p, t, g, pr, b, s, e)
+                })
+            }
             Strategy::Lanes(g) => {
                 let per_run = g.block.max(1);
                 threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
@@ -157,7 +167,7 @@ impl Plan {
                 })
             }
             Strategy::Rows(g) => {
-                let per_run = g.out_w.max(1);
+                let per_run = (g.out_w * g.rows_per_run).max(1);
                 threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
                     kernels::rows(p, t, g, b, s, e)
                 })

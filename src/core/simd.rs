@@ -6,7 +6,7 @@
 //! plain `*` and `+` (Rust never contracts them into FMA), so every ISA produces the same
 //! bits as the scalar reference.
 
-use super::dtype::{bf16_to_f32, f32_to_bf16, DataType, Numerics};
+use super::dtype::{bf16_to_f32, DataType, Numerics};
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +113,7 @@ macro_rules! multiversion {
             unsafe fn avx512<S: Src, const M: usize>($($arg: $ty),*) {
                 $body::<S, M>($($arg),*)
             }
-            unsafe fn base<S: Src, const M: usize>($($arg: $ty),*) {
+            unsafe fn baseline<S: Src, const M: usize>($($arg: $ty),*) {
                 $body::<S, M>($($arg),*)
             }
             unsafe fn pick<S: Src>(m: usize, $($arg: $ty),*) {
@@ -126,10 +126,10 @@ macro_rules! multiversion {
                     (Isa::Avx2, 1) => avx2::<S, 1>($($arg),*),
                     (Isa::Avx2, 2) => avx2::<S, 2>($($arg),*),
                     (Isa::Avx2, _) => avx2::<S, 3>($($arg),*),
-                    (Isa::Base, 0) => base::<S, 0>($($arg),*),
-                    (Isa::Base, 1) => base::<S, 1>($($arg),*),
-                    (Isa::Base, 2) => base::<S, 2>($($arg),*),
-                    (Isa::Base, _) => base::<S, 3>($($arg),*),
+                    (Isa::Base, 0) => baseline::<S, 0>($($arg),*),
+                    (Isa::Base, 1) => baseline::<S, 1>($($arg),*),
+                    (Isa::Base, 2) => baseline::<S, 2>($($arg),*),
+                    (Isa::Base, _) => baseline::<S, 3>($($arg),*),
                 }
             }
             debug_assert!(m <= 3);
@@ -190,6 +190,46 @@ unsafe fn lerp_body<S: Src, const M: usize>(
 
 multiversion!(lerp, lerp_body, (src: *const u8, offs: &[usize; 8], w: &[[f32; 2]; 3], out: &mut [f32]));
 
+/// A row of pixels for the `lanes` kernel: pixel `p` reads the corners `base[k] + px[p].0`
+/// and, with `px2` (two taps along the pixel axis, the outermost reduction), also
+/// `base[k] + px[p].1` weighted `(px[p].2, px[p].3)`. `out` holds the pixels' lanes in turn.
+#[inline(always)]
+unsafe fn lanes_row_body<S: Src, const M: usize>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
+    let lanes = out.len() / px.len().max(1);
+    let k = if px2 {
+        1usize << M.saturating_sub(1)
+    } else {
+        1usize << M
+    };
+    let mut ww = *w;
+    for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+        let mut offs = [0usize; 8];
+        for j in 0..k {
+            offs[j] = base[j] + o0;
+        }
+        if px2 {
+            for j in 0..k {
+                offs[k + j] = base[j] + o1;
+            }
+            ww[M.saturating_sub(1)] = [w0, w1];
+        }
+        lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
+    }
+}
+
+multiversion!(
+    lanes_row,
+    lanes_row_body,
+    (src: *const u8, base: &[usize; 8], w: &[[f32; 2]; 3], px: &[(usize, usize, f32, f32)], px2: bool, out: &mut [f32])
+);
+
 /// Backward accumulation over contiguous lanes: `acc[l] += ((x[l] * w0) * w1) * w2` with
 /// `M` weights (0 = nearest: plain sum).
 #[inline(always)]
@@ -230,12 +270,7 @@ pub(crate) unsafe fn store_contiguous(
         DataType::F32 => {
             std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
         }
-        DataType::Bf16 => {
-            let q = dst as *mut u16;
-            for (l, &v) in vals.iter().enumerate() {
-                q.add(l).write_unaligned(f32_to_bf16(v, numerics));
-            }
-        }
+        DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics == Numerics::Onednn),
         other => {
             let sz = other.size();
             for (l, &v) in vals.iter().enumerate() {
@@ -275,5 +310,158 @@ pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: 
         2 => pick::<u16>(src, dst, idx),
         1 => pick::<u8>(src, dst, idx),
         _ => pick::<u64>(src, dst, idx),
+    }
+}
+
+/// [`super::dtype::f32_to_bf16`] written with selects instead of branches, so the store loop
+/// vectorises; `onednn` selects oneDNN's subnormal flush and NaN quieting.
+#[inline(always)]
+fn bf16_bits(v: f32, onednn: bool) -> u16 {
+    let b = v.to_bits();
+    let rounded = (b.wrapping_add(0x7FFF + ((b >> 16) & 1)) >> 16) as u16;
+    let nan = (b & 0x7FFF_FFFF) > 0x7F80_0000;
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let nan_bits = if onednn {
+        ((b >> 16) | 0x40) as u16
+    } else {
+        0x7FC0 | sign
+    };
+    let r = if nan { nan_bits } else { rounded };
+    if onednn && (b & 0x7F80_0000) == 0 {
+        sign
+    } else {
+        r
+    }
+}
+
+#[inline(always)]
+unsafe fn store_bf16_body(vals: &[f32], dst: *mut u16, onednn: bool) {
+    for (l, &v) in vals.iter().enumerate() {
+        dst.add(l).write_unaligned(bf16_bits(v, onednn));
+    }
+}
+
+unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
+        store_bf16_body(vals, dst, onednn)
+    }
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(vals: &[f32], dst: *mut u16, onednn: bool) {
+        store_bf16_body(vals, dst, onednn)
+    }
+    match isa() {
+        Isa::Avx512 if is_x86_feature_detected!("avx512bw") => avx512(vals, dst, onednn),
+        Isa::Avx512 | Isa::Avx2 => avx2(vals, dst, onednn),
+        Isa::Base => store_bf16_body(vals, dst, onednn),
+    }
+}
+
+#[inline(always)]
+unsafe fn gather2_body(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+    let n = out.len().min(t.i0.len());
+    let (i0, i1, w0, w1) = (&t.i0[..n], &t.i1[..n], &t.w0[..n], &t.w1[..n]);
+    for o in 0..n {
+        out[o] = row.add(i0[o] as usize).read_unaligned() * w0[o]
+            + row.add(i1[o] as usize).read_unaligned() * w1[o];
+    }
+}
+
+/// `out[o] = row[i0[o]] * w0[o] + row[i1[o]] * w1[o]`: the W lerp of a row (the reference's
+/// outermost reduction); `row` must cover every column the table names.
+pub(crate) unsafe fn gather2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+        gather2_body(row, t, out)
+    }
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+        gather2_body(row, t, out)
+    }
+    match isa() {
+        Isa::Avx512 => avx512(row, t, out),
+        Isa::Avx2 => avx2(row, t, out),
+        Isa::Base => gather2_body(row, t, out),
+    }
+}
+
+#[inline(always)]
+unsafe fn repeat_body<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
+    let (s, d) = (src as *const T, dst as *mut T);
+    for i in 0..n {
+        let v = s.add(i).read_unaligned();
+        for j in 0..K {
+            d.add(i * K + j).write_unaligned(v);
+        }
+    }
+}
+
+/// `dst[i*k + j] = src[i]` for `i < n`, `j < k`: nearest upsampling by an integer factor.
+pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
+        repeat_body::<T, K>(src, dst, n)
+    }
+    unsafe fn by_k<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
+        let vec = isa() != Isa::Base;
+        match (k, vec) {
+            (1, _) => std::ptr::copy_nonoverlapping(src, dst, n * std::mem::size_of::<T>()),
+            (2, true) => avx2::<T, 2>(src, dst, n),
+            (2, false) => repeat_body::<T, 2>(src, dst, n),
+            (3, true) => avx2::<T, 3>(src, dst, n),
+            (4, true) => avx2::<T, 4>(src, dst, n),
+            _ => {
+                let (s, d) = (src as *const T, dst as *mut T);
+                for i in 0..n * k {
+                    d.add(i).write_unaligned(s.add(i / k).read_unaligned());
+                }
+            }
+        }
+    }
+    match size {
+        4 => by_k::<u32>(src, dst, n, k),
+        2 => by_k::<u16>(src, dst, n, k),
+        1 => by_k::<u8>(src, dst, n, k),
+        _ => by_k::<u64>(src, dst, n, k),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_free_bf16_matches_scalar_rules() {
+        let mut x = 0x1234_5678u32;
+        let specials = [
+            0.0f32,
+            -0.0,
+            f32::INFINITY,
+            -f32::INFINITY,
+            f32::NAN,
+            3.4e38,
+            -3.4e38,
+            1.0e-40,
+            -1.0e-40,
+        ];
+        let mut vals: Vec<f32> = specials.to_vec();
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            vals.push(f32::from_bits(x));
+        }
+        for n in [Numerics::Onednn, Numerics::Ieee] {
+            let mut got = vec![0u16; vals.len()];
+            unsafe { store_bf16(&vals, got.as_mut_ptr(), n == Numerics::Onednn) };
+            for (v, g) in vals.iter().zip(&got) {
+                assert_eq!(
+                    *g,
+                    super::super::dtype::f32_to_bf16(*v, n),
+                    "{n:?} {:#x}",
+                    v.to_bits()
+                );
+            }
+        }
     }
 }

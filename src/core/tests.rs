@@ -225,7 +225,7 @@ fn kernels_match_reference_bitwise() {
             );
         }
     }
-    for k in ["lanes", "rows", "bwd_rows", "generic"] {
+    for k in ["lanes", "lanes_rows", "rows", "bwd_rows", "generic"] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 50,
             "kernel {k} barely exercised: {kinds:?}"
@@ -261,7 +261,7 @@ fn padding_lanes_are_zeroed() {
         numerics: Numerics::Onednn,
     };
     let plan = Plan::new(p).unwrap();
-    assert_eq!(plan.kernel_name(), "lanes");
+    assert_eq!(plan.kernel_name(), "lanes_rows");
     let src = vec![0x11u8; l.span_bytes().unwrap()];
     let mut dst = vec![0xFFu8; dl.span_bytes().unwrap()];
     plan.execute(&src, &mut dst, &[]).unwrap();

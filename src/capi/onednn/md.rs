@@ -219,13 +219,13 @@ pub(crate) fn init_by_blocking_desc(md: &mut dnnl_memory_desc_t, blk: &dnnl_bloc
             }
         }
     }
+    // Unlike init_by_tag, this multiplies by zero-sized dims too (libdnnl 2.6.3: a 0x1x40
+    // dst resolved from a plain src gets strides 40,0,1).
     let mut stride = block_size;
     for k in (0..nd).rev() {
         let d = perm[k];
         md.blocking_mut().strides[d] = stride;
-        if md.padded_dims[d] != 0 {
-            stride = stride.saturating_mul(md.padded_dims[d] / blocks[d].max(1));
-        }
+        stride = stride.saturating_mul(md.padded_dims[d] / blocks[d].max(1));
     }
     md.extra = dnnl_memory_desc_t::zero().extra;
 }
@@ -242,14 +242,17 @@ pub(crate) fn resolve_any_like(
     try_tags: bool,
 ) {
     use super::format_tags::*;
+    let nd = like.ndims.clamp(0, 12) as usize;
+    // The tag rule is that of oneDNN's jit implementation. libdnnl 2.6.3 sends a zero-sized
+    // batch to `ref:any` (blocking rule) but keeps the jit for zero-sized spatial dims.
+    let zero_batch = nd > 0 && (like.dims[0] == 0 || md.dims[0] == 0);
     let tags: &[dnnl_format_tag_t] = match like.ndims {
-        _ if !try_tags => &[],
+        _ if !try_tags || zero_batch => &[],
         3 => &[dnnl_nCw16c, dnnl_nCw8c, dnnl_nwc, dnnl_ncw],
         4 => &[dnnl_nChw16c, dnnl_nChw8c, dnnl_nhwc, dnnl_nchw],
         5 => &[dnnl_nCdhw16c, dnnl_nCdhw8c, dnnl_ndhwc, dnnl_ncdhw],
         _ => &[],
     };
-    let nd = like.ndims as usize;
     for &tag in tags {
         let Ok(t) = md_by_tag(nd, &like.dims[..nd], like.data_type, tag) else {
             continue;
@@ -265,7 +268,7 @@ pub(crate) fn resolve_any_like(
 }
 
 /// Equal blocking, strides (every dim), padding and offset: `like` is exactly the tag's layout.
-fn matches_strictly(t: &dnnl_memory_desc_t, like: &dnnl_memory_desc_t) -> bool {
+pub(crate) fn matches_strictly(t: &dnnl_memory_desc_t, like: &dnnl_memory_desc_t) -> bool {
     let n = like.ndims as usize;
     let (a, b) = (t.blocking(), like.blocking());
     let k = a.inner_nblks.clamp(0, 12) as usize;
@@ -277,6 +280,36 @@ fn matches_strictly(t: &dnnl_memory_desc_t, like: &dnnl_memory_desc_t) -> bool {
         && a.inner_blks[..k] == b.inner_blks[..k]
         && a.inner_idxs[..k] == b.inner_idxs[..k]
         && a.strides[..n] == b.strides[..n]
+}
+
+/// True when libdnnl 2.6.3 runs a backward problem on its AVX-512 jit kernel: equal f32 or
+/// bf16 types, no zero-sized dim, and diff_src and diff_dst both in one of the tags
+/// nCx8c, nCx16c, nxc (`jit_avx512_common_resampling_bwd_t::pd_t::init`).
+pub(crate) fn onednn_jit_backward(
+    diff_src: &dnnl_memory_desc_t,
+    diff_dst: &dnnl_memory_desc_t,
+) -> bool {
+    use super::format_tags::*;
+    let nd = diff_src.ndims.clamp(0, 12) as usize;
+    let tags: &[dnnl_format_tag_t] = match nd {
+        3 => &[dnnl_nCw8c, dnnl_nCw16c, dnnl_nwc],
+        4 => &[dnnl_nChw8c, dnnl_nChw16c, dnnl_nhwc],
+        5 => &[dnnl_nCdhw8c, dnnl_nCdhw16c, dnnl_ndhwc],
+        _ => return false,
+    };
+    let dt = diff_src.data_type;
+    if dt != diff_dst.data_type
+        || !(dt == dnnl_f32 || dt == dnnl_bf16)
+        || diff_src.dims[..nd].contains(&0)
+        || diff_dst.dims[..nd].contains(&0)
+    {
+        return false;
+    }
+    let matches = |md: &dnnl_memory_desc_t, tag| {
+        md_by_tag(nd, &md.dims[..nd], md.data_type, tag).is_ok_and(|t| matches_strictly(&t, md))
+    };
+    tags.iter()
+        .any(|&tag| matches(diff_src, tag) && matches(diff_dst, tag))
 }
 
 /// Builds a memory descriptor from a format tag (safe core of `init_by_tag`).

@@ -254,18 +254,20 @@ unsafe fn create_pd_data(
     let lin = layout_of(&inp, in_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
     let lout =
         layout_of(&out, out_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
-    if !is_injective(&lout) {
+    if !lout.is_empty() && !is_injective(&lout) {
         return Err(verbose_refuse(
             dnnl_unimplemented,
             format_args!("{out_name}: strides make elements overlap"),
         ));
     }
-    let empty =
-        lin.padded.contains(&0) || lout.padded.contains(&0) || lin.is_empty() || lout.is_empty();
+    // Nothing to write, or (forward) nothing to read: execute does nothing. A backward
+    // problem with an empty diff_dst still runs: its diff_src is all zeros, as in oneDNN.
+    let empty = lout.padded.contains(&0) || lout.is_empty() || (forward && lin.is_empty());
     let plan = if empty {
         None
     } else {
-        Some(Plan::new(problem(rd.alg_kind, forward, &lin, &lout)).map_err(status_of)?)
+        let jit_bwd = !forward && super::md::onednn_jit_backward(&out, &inp);
+        Some(Plan::new(problem(rd.alg_kind, forward, jit_bwd, &lin, &lout)).map_err(status_of)?)
     };
     let kernel = plan.as_ref().map_or("empty", |p| p.kernel_name());
     let impl_name = CString::new(format!("libresample:{kernel}")).unwrap_or_default();

@@ -133,16 +133,24 @@ pub(crate) fn is_injective(l: &Layout) -> bool {
 
 /// Builds the core problem. `input`/`output` are the tensors read and written (forward:
 /// src/dst; backward: diff_dst/diff_src).
+/// `jit_backward`: libdnnl would run this backward problem on its jit kernel, whose nearest
+/// ranges differ from `ref`'s at ties ([`AxisRule::OnednnHalfPixelJitBwd`]).
 pub(crate) fn problem(
     alg: dnnl_alg_kind_t,
     forward: bool,
+    jit_backward: bool,
     input: &Layout,
     output: &Layout,
 ) -> Problem {
     let rank = input.rank();
     let mut axes = vec![AxisRule::Identity; rank];
+    let rule = if !forward && jit_backward {
+        AxisRule::OnednnHalfPixelJitBwd
+    } else {
+        AxisRule::OnednnHalfPixel
+    };
     for a in axes.iter_mut().skip(2) {
-        *a = AxisRule::OnednnHalfPixel;
+        *a = rule;
     }
     Problem {
         alg: if alg == dnnl_resampling_nearest {
