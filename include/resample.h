@@ -4535,6 +4535,22 @@ dnnl_status_t dnnl_primitive_execute(const_dnnl_primitive_t primitive,
                                      int nargs,
                                      const struct dnnl_exec_arg_t *args);
 
+// Creates a reorder primitive descriptor (execute with `DNNL_ARG_FROM` and `DNNL_ARG_TO`).
+dnnl_status_t dnnl_reorder_primitive_desc_create(dnnl_primitive_desc_t *reorder_primitive_desc,
+                                                 const struct dnnl_memory_desc_t *src_desc,
+                                                 dnnl_engine_t src_engine,
+                                                 const struct dnnl_memory_desc_t *dst_desc,
+                                                 dnnl_engine_t dst_engine,
+                                                 const_dnnl_primitive_attr_t attr);
+
+// Reshapes a memory descriptor to `ndims` dims `dims` of the same volume, keeping its
+// memory layout (oneDNN 2.6 rules; refused with `dnnl_invalid_arguments` when the layout
+// cannot be expressed with the new dims).
+dnnl_status_t dnnl_memory_desc_reshape(struct dnnl_memory_desc_t *out_memory_desc,
+                                       const struct dnnl_memory_desc_t *in_memory_desc,
+                                       int ndims,
+                                       const dnnl_dim_t *dims);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

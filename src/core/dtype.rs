@@ -37,10 +37,16 @@ impl DataType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Numerics {
     /// oneDNN 2.x `saturate_and_round` and `bfloat16_t`: integers clamp to
-    /// `[lowest, max]` (s32 max is 2147483520.f) then round half to even; bf16 rounds to
+    /// `[lowest, max]` (s32 max is 2147483520.f) then round half to even (NaN gives 0 for
+    /// s8/u8 and INT_MIN for s32, as `ref:any` does); bf16 rounds to
     /// nearest even, flushes subnormals to signed zero and quiets NaN with `|= 0x40`. Every
     /// value passes through f32, even for nearest with equal types (s32 loses bits above 2^24).
     Onednn,
+    /// oneDNN 2.6 reorder: conversions as [`Numerics::Onednn`], but a same-type copy moves
+    /// the raw bits (s32 keeps all 32 bits, bf16 and f32 keep signalling NaNs), except f16,
+    /// which oneDNN's reorder converts through f32; and NaN stored to an integer becomes
+    /// what oneDNN's `jit:uni` reorder gives: 127 (s8), 0 (u8), 2147483520 (s32).
+    OnednnReorder,
     /// IEEE / PyTorch / DirectML: round half to even then saturate; bf16 RNE keeping
     /// subnormals, NaN becomes the canonical quiet NaN. Nearest with equal types copies bits.
     Ieee,
@@ -56,6 +62,7 @@ impl Numerics {
             Numerics::Ieee => true,
             // oneDNN converts s32 through f32 and quiets bf16 signalling NaNs.
             Numerics::Onednn => matches!(src, DataType::F32 | DataType::S8 | DataType::U8),
+            Numerics::OnednnReorder => src != DataType::F16,
         }
     }
 }
@@ -72,11 +79,11 @@ pub fn f32_to_bf16(v: f32, numerics: Numerics) -> u16 {
     let bits = v.to_bits();
     if v.is_nan() {
         return match numerics {
-            Numerics::Onednn => ((bits >> 16) | 0x40) as u16,
+            Numerics::Onednn | Numerics::OnednnReorder => ((bits >> 16) | 0x40) as u16,
             Numerics::Ieee => 0x7FC0 | ((bits >> 16) as u16 & 0x8000),
         };
     }
-    if numerics == Numerics::Onednn && (bits & 0x7F80_0000) == 0 {
+    if numerics != Numerics::Ieee && (bits & 0x7F80_0000) == 0 {
         // oneDNN flushes f32 subnormals to a signed zero.
         return ((bits >> 16) & 0x8000) as u16;
     }
@@ -99,6 +106,30 @@ fn clamp_round(v: f32, lo: f32, hi: f32) -> f32 {
         v
     };
     c.round_ties_even()
+}
+
+/// NaN to integer: 0 (through the clamp) except for oneDNN's reorder, which gives `fill`.
+#[inline(always)]
+fn nan_fill(v: f32, numerics: Numerics, fill: f32) -> f32 {
+    if numerics == Numerics::OnednnReorder && v.is_nan() {
+        fill
+    } else {
+        v
+    }
+}
+
+/// NaN to s32: oneDNN's resampling (`ref:any`, `simple:any`) stores `(int)nearbyintf(NaN)`,
+/// the x86 "integer indefinite" INT_MIN; its reorder (`jit:uni`) gives 2147483520.
+#[inline(always)]
+fn nan_fill_s32(v: f32, numerics: Numerics) -> f32 {
+    if !v.is_nan() {
+        return v;
+    }
+    match numerics {
+        Numerics::Onednn => S32_MIN_F,
+        Numerics::OnednnReorder => S32_MAX_F,
+        Numerics::Ieee => v,
+    }
 }
 
 /// Loads one element at `p` as f32.
@@ -129,11 +160,13 @@ pub unsafe fn store_f32(p: *mut u8, dt: DataType, v: f32, numerics: Numerics) {
         DataType::F16 => (p as *mut u16).write_unaligned(half::f16::from_f32(v).to_bits()),
         DataType::Bf16 => (p as *mut u16).write_unaligned(f32_to_bf16(v, numerics)),
         DataType::S32 => {
-            let r = clamp_round(v, S32_MIN_F, S32_MAX_F);
+            let r = clamp_round(nan_fill_s32(v, numerics), S32_MIN_F, S32_MAX_F);
             (p as *mut i32).write_unaligned(r as i32)
         }
-        DataType::S8 => *(p as *mut i8) = clamp_round(v, -128.0, 127.0) as i8,
-        DataType::U8 => *p = clamp_round(v, 0.0, 255.0) as u8,
+        DataType::S8 => {
+            *(p as *mut i8) = clamp_round(nan_fill(v, numerics, 127.0), -128.0, 127.0) as i8
+        }
+        DataType::U8 => *p = clamp_round(nan_fill(v, numerics, 0.0), 0.0, 255.0) as u8,
         DataType::F64 => (p as *mut f64).write_unaligned(v as f64),
     }
 }
@@ -197,5 +230,41 @@ mod tests {
         assert_eq!(f32_to_bf16(1.0 + 3.0 / 256.0, Numerics::Onednn), 0x3F82);
         let snan = f32::from_bits(0x7F80_0001 | 0x0001_0000);
         assert_eq!(f32_to_bf16(snan, Numerics::Onednn), 0x7FC1);
+        for v in [tiny, -tiny, sub, 3.4e38, 1.0 + 3.0 / 256.0, snan, -snan] {
+            assert_eq!(
+                f32_to_bf16(v, Numerics::OnednnReorder),
+                f32_to_bf16(v, Numerics::Onednn)
+            );
+        }
+    }
+
+    #[test]
+    fn nan_to_integers() {
+        let s32 = |n| i32::from_ne_bytes(st(DataType::S32, f32::NAN, n).try_into().unwrap());
+        assert_eq!(s32(Numerics::Onednn), i32::MIN);
+        assert_eq!(s32(Numerics::Ieee), 0);
+        assert_eq!(s32(Numerics::OnednnReorder), 2147483520);
+        assert_eq!(st(DataType::S8, f32::NAN, Numerics::Onednn)[0], 0);
+        assert_eq!(
+            st(DataType::S8, f32::NAN, Numerics::OnednnReorder)[0] as i8,
+            127
+        );
+        assert_eq!(st(DataType::U8, f32::NAN, Numerics::OnednnReorder)[0], 0);
+        assert_eq!(st(DataType::S8, 2.5, Numerics::OnednnReorder)[0], 2);
+    }
+
+    #[test]
+    fn raw_copies_per_face() {
+        use DataType::*;
+        let all = [F32, F16, Bf16, S32, S8, U8, F64];
+        for a in all {
+            for b in all {
+                let r = Numerics::OnednnReorder.raw_copy_allowed(a, b);
+                assert_eq!(r, a == b && a != F16, "{a:?} {b:?}");
+                assert_eq!(Numerics::Ieee.raw_copy_allowed(a, b), a == b);
+            }
+        }
+        assert!(!Numerics::Onednn.raw_copy_allowed(S32, S32));
+        assert!(!Numerics::Onednn.raw_copy_allowed(Bf16, Bf16));
     }
 }

@@ -2,6 +2,7 @@
 //! descriptors into a [`Problem`], builds a [`Plan`] once, and executes it on byte slices.
 
 pub mod axis;
+mod copy;
 pub mod dtype;
 mod kernels;
 pub mod layout;

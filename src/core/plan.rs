@@ -2,6 +2,7 @@
 //! executed many times from any thread.
 
 use super::axis::{backward_taps, forward_taps, AxisRule};
+use super::copy::{self, CopyGeom};
 use super::dtype::DataType;
 use super::kernels::{self, LaneGeom, RowGeom};
 use super::postops::PostOp;
@@ -18,6 +19,9 @@ pub(crate) enum Strategy {
     Rows(RowGeom),
     /// Backward along a unit-stride resampled last axis (nchw): per-element gather.
     BwdRows(RowGeom),
+    /// No resampled axis (a layout / type conversion) that `Lanes` does not cover: rows
+    /// along the finest dst axis with per-axis offset tables.
+    Copy(CopyGeom),
     /// The scalar reference path, parallel over dst elements.
     Generic,
 }
@@ -55,7 +59,11 @@ impl Plan {
                 Direction::Backward => tables.bwd[d] = Some(backward_taps(rule, problem.alg, i, o)),
             }
         }
-        let strategy = kernels::choose(&problem, &tables);
+        let strategy = match kernels::choose(&problem, &tables) {
+            Strategy::Generic => copy::choose(&problem, tables.resampled.len())
+                .map_or(Strategy::Generic, Strategy::Copy),
+            s => s,
+        };
         Ok(Plan {
             problem,
             tables,
@@ -76,6 +84,7 @@ impl Plan {
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(_) => "rows",
             Strategy::BwdRows(_) => "bwd_rows",
+            Strategy::Copy(_) => "copy",
             Strategy::Generic => "generic",
         }
     }
@@ -176,6 +185,12 @@ impl Plan {
                 let per_run = g.out_w.max(1) * 4;
                 threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
                     kernels::bwd_rows(p, t, g, b, s, e)
+                })
+            }
+            Strategy::Copy(g) => {
+                let per_run = p.dst.padded[g.inner].max(1);
+                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                    copy::copy(p, g, b, s, e)
                 })
             }
             Strategy::Generic => {

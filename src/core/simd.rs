@@ -270,7 +270,7 @@ pub(crate) unsafe fn store_contiguous(
         DataType::F32 => {
             std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
         }
-        DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics == Numerics::Onednn),
+        DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
         other => {
             let sz = other.size();
             for (l, &v) in vals.iter().enumerate() {
@@ -451,9 +451,9 @@ mod tests {
             x ^= x << 5;
             vals.push(f32::from_bits(x));
         }
-        for n in [Numerics::Onednn, Numerics::Ieee] {
+        for n in [Numerics::Onednn, Numerics::OnednnReorder, Numerics::Ieee] {
             let mut got = vec![0u16; vals.len()];
-            unsafe { store_bf16(&vals, got.as_mut_ptr(), n == Numerics::Onednn) };
+            unsafe { store_bf16(&vals, got.as_mut_ptr(), n != Numerics::Ieee) };
             for (v, g) in vals.iter().zip(&got) {
                 assert_eq!(
                     *g,

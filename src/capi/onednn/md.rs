@@ -75,7 +75,7 @@ fn dt_valid(dt: dnnl_data_type_t) -> bool {
 }
 
 /// `memory_desc_sanity_check(ndims, dims, data_type, format_kind)` of oneDNN 2.6.
-unsafe fn sanity_check(
+pub(crate) unsafe fn sanity_check(
     ndims: c_int,
     dims: *const dnnl_dim_t,
     dt: dnnl_data_type_t,
@@ -99,7 +99,7 @@ unsafe fn sanity_check(
     !(runtime && any)
 }
 
-fn md_sanity_check(md: &dnnl_memory_desc_t) -> bool {
+pub(crate) fn md_sanity_check(md: &dnnl_memory_desc_t) -> bool {
     // SAFETY: `md.dims` is a 12-element array, `ndims` is bounded by the check.
     (0..=DNNL_MAX_NDIMS).contains(&md.ndims)
         && unsafe { sanity_check(md.ndims, md.dims.as_ptr(), md.data_type, false) }

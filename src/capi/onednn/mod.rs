@@ -11,6 +11,8 @@
 //! - [`attr`], [`postops`]: primitive attributes and post-op chains;
 //! - `verbose`: oneDNN's verbose lines (`ONEDNN_VERBOSE`, `dnnl_set_verbose`);
 //! - [`primitive`]: primitives and execution;
+//! - [`reshape`]: memory descriptor reshaping (`dnnl_memory_desc_reshape`);
+//! - [`reorder`]: reorder primitive descriptors (layout and data-type conversion);
 //! - [`misc`]: version, verbose, `dnnl_debug.h` strings.
 //!
 //! Handles are registered in [`registry`], so a bad pointer is refused rather than used.
@@ -28,6 +30,8 @@ pub mod pd;
 pub mod postops;
 pub mod primitive;
 mod registry;
+pub mod reorder;
+pub mod reshape;
 mod translate;
 pub mod types;
 mod verbose;

@@ -36,6 +36,8 @@ pub(crate) struct PdData {
     pub verbose_info: String,
     /// Time spent creating the pd (tables and plan), reported by the verbose create line.
     pub create_ms: f64,
+    /// Set for reorder pds (whose input is FROM = SRC and output TO = DST).
+    pub reorder: Option<Box<super::reorder::ReorderInfo>>,
 }
 
 // SAFETY: `engine` is an opaque address only compared and handed back to C.
@@ -312,6 +314,7 @@ unsafe fn create_pd_data(
         binaries: post.binaries,
         verbose_info,
         create_ms: started.elapsed().as_secs_f64() * 1e3,
+        reorder: None,
     })
 }
 
@@ -412,6 +415,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
             );
         };
         let d = &*pd.data;
+        if let Some(r) = &d.reorder {
+            if let Some(status) = super::reorder::query(r, what, result) {
+                return status;
+            }
+        }
         match what {
             dnnl_query_engine => (result as *mut dnnl_engine_t).write(d.engine),
             dnnl_query_primitive_kind => {

@@ -334,6 +334,23 @@ pub(crate) fn pd_info(
     )
 }
 
+/// The fixed part of a reorder primitive's verbose line:
+/// `cpu,reorder,<impl>,undef,src_<md> dst_<md>,,,<dims>`.
+pub(crate) fn reorder_info(
+    impl_name: &str,
+    src: &dnnl_memory_desc_t,
+    dst: &dnnl_memory_desc_t,
+) -> String {
+    let nd = src.ndims.clamp(0, 12) as usize;
+    let dims: Vec<String> = src.dims[..nd].iter().map(|d| d.to_string()).collect();
+    format!(
+        "cpu,reorder,{impl_name},undef,src_{} dst_{},,,{}",
+        md_str(src),
+        md_str(dst),
+        dims.join("x")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::fmt_g;
