@@ -188,7 +188,8 @@ impl Plan {
                 })
             }
             Strategy::Copy(g) => {
-                let per_run = p.dst.padded[g.inner].max(1);
+                let per_run =
+                    (p.dst.padded[g.inner] * g.inner2.map_or(1, |a| p.dst.padded[a])).max(1);
                 threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
                     copy::copy(p, g, b, s, e)
                 })
