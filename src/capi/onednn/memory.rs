@@ -67,7 +67,13 @@ impl dnnl_memory {
 
     fn set_handle(&self, h: *mut c_void) -> dnnl_status_t {
         if h == MEMORY_ALLOCATE {
-            let Some(buf) = Owned::new(alloc_bytes(&self.md)) else {
+            let Some(bytes) = alloc_bytes(&self.md) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory: the descriptor addresses no valid byte range to allocate",
+                );
+            };
+            let Some(buf) = Owned::new(bytes) else {
                 return refuse(dnnl_out_of_memory, "memory: allocation failed");
             };
             self.handle.store(buf.ptr as *mut c_void, Ordering::Release);
@@ -124,10 +130,15 @@ pub(crate) fn md_span_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
     usize::try_from(last.checked_add(1)?.checked_mul(es as u64)?).ok()
 }
 
-fn alloc_bytes(md: &dnnl_memory_desc_t) -> usize {
+/// Bytes `DNNL_MEMORY_ALLOCATE` allocates: what the descriptor addresses, or `get_size` when
+/// larger. `None` for a descriptor whose byte range cannot be computed (negative or
+/// overflowing sizes, strides or offset; `md_size` of such a descriptor is a wrapped,
+/// meaningless number).
+fn alloc_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
+    let span = md_span_bytes(md)?;
     let size = md_size(md);
     let size = if size == RUNTIME_SIZE_VAL { 0 } else { size };
-    size.max(md_span_bytes(md).unwrap_or(0))
+    Some(size.max(span))
 }
 
 pub(crate) unsafe fn memory_ref<'a>(m: *const dnnl_memory) -> Option<&'a dnnl_memory> {
