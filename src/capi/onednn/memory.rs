@@ -163,11 +163,14 @@ pub unsafe extern "C" fn dnnl_memory_create(
         }
         let md = *memory_desc;
         if md.ndims != 0
-            && (md.format_kind == dnnl_format_kind_any || !(1..=12).contains(&md.ndims))
+            && (md.format_kind == dnnl_format_kind_any
+                || !(1..=12).contains(&md.ndims)
+                || has_runtime_dims_or_strides(&md))
         {
+            // As libdnnl 2.6.3: runtime dims or strides have no size to allocate or check.
             return refuse(
                 dnnl_invalid_arguments,
-                "memory_create: descriptor has format any or bad ndims",
+                "memory_create: descriptor has format any, bad ndims or runtime dims/strides",
             );
         }
         let m = dnnl_memory {
