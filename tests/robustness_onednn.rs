@@ -1196,3 +1196,78 @@ fn memory_allocate_refuses_malformed_descriptors() {
         }
     }
 }
+
+/// Regression: a memory whose descriptor addresses more than `isize::MAX` bytes (u8, dims
+/// 1x4x2x4, last stride 2^62: `get_size` wraps to 32) made `dnnl_primitive_execute` build a
+/// slice longer than `isize::MAX` over the caller's 32-byte buffer (undefined behaviour;
+/// debug builds abort on the precondition check). Such descriptors are now refused by pd
+/// creation and give memories of no usable size, so execute answers an error.
+#[test]
+fn spans_beyond_isize_max_are_refused() {
+    install_guard();
+    let ctx = Ctx::new();
+    let dims = [1i64, 4, 2, 4];
+    unsafe {
+        let mut hostile = zero_md();
+        let strides = [32i64, 8, 4, 1 << 62];
+        assert_eq!(
+            dnnl_memory_desc_init_by_strides(&mut hostile, 4, dims.as_ptr(), dnnl_u8, strides.as_ptr()),
+            dnnl_success
+        );
+        let mut plain = zero_md();
+        assert_eq!(
+            dnnl_memory_desc_init_by_tag(&mut plain, 4, dims.as_ptr(), dnnl_u8, dnnl_abcd),
+            dnnl_success
+        );
+        // A pd over the hostile layout is refused.
+        let mut rd = zero_rd();
+        assert_eq!(
+            dnnl_resampling_forward_desc_init(
+                &mut rd,
+                dnnl_forward_inference,
+                dnnl_resampling_nearest,
+                null(),
+                &hostile,
+                &plain
+            ),
+            dnnl_success
+        );
+        let mut pd = null_mut();
+        let st = dnnl_primitive_desc_create(&mut pd, &rd as *const _ as *const c_void, null(), ctx.engine, null());
+        assert!(st != dnnl_success && OK_STATUSES.contains(&st), "pd create -> {st}");
+        // A valid primitive given a memory with the hostile layout refuses to execute.
+        assert_eq!(
+            dnnl_resampling_forward_desc_init(
+                &mut rd,
+                dnnl_forward_inference,
+                dnnl_resampling_nearest,
+                null(),
+                &plain,
+                &plain
+            ),
+            dnnl_success
+        );
+        assert_eq!(
+            dnnl_primitive_desc_create(&mut pd, &rd as *const _ as *const c_void, null(), ctx.engine, null()),
+            dnnl_success
+        );
+        let mut prim = null_mut();
+        assert_eq!(dnnl_primitive_create(&mut prim, pd), dnnl_success);
+        let mut src = GuardedBuf::new(dnnl_memory_desc_get_size(&hostile), 0x11);
+        let mut dst = GuardedBuf::new(32, 0x22);
+        let (mut ms, mut md) = (null_mut(), null_mut());
+        assert_eq!(dnnl_memory_create(&mut ms, &hostile, ctx.engine, src.ptr().cast()), dnnl_success);
+        assert_eq!(dnnl_memory_create(&mut md, &plain, ctx.engine, dst.ptr().cast()), dnnl_success);
+        let args = [
+            dnnl_exec_arg_t { arg: DNNL_ARG_SRC, memory: ms },
+            dnnl_exec_arg_t { arg: DNNL_ARG_DST, memory: md },
+        ];
+        let st = dnnl_primitive_execute(prim, ctx.stream, 2, args.as_ptr());
+        assert!(st != dnnl_success && OK_STATUSES.contains(&st), "execute -> {st}");
+        assert!(src.intact() && dst.intact());
+        dnnl_memory_destroy(ms);
+        dnnl_memory_destroy(md);
+        dnnl_primitive_destroy(prim);
+        dnnl_primitive_desc_destroy(pd);
+    }
+}

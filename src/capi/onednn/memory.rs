@@ -90,7 +90,7 @@ impl dnnl_memory {
 
 /// Bytes from the buffer start to one past the last (padded) element a blocked descriptor
 /// addresses, offset0 included. `None` for non-blocked, runtime, negative or overflowing
-/// descriptors.
+/// descriptors, and beyond `isize::MAX` (slices over the buffer could not exist).
 pub(crate) fn md_span_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
     if md.ndims == 0 {
         return Some(0);
@@ -127,7 +127,9 @@ pub(crate) fn md_span_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
         last = last.checked_add(((p / b - 1) as u64).checked_mul(s as u64)?)?;
     }
     last = last.checked_add(block_size - 1)?;
-    usize::try_from(last.checked_add(1)?.checked_mul(es as u64)?).ok()
+    usize::try_from(last.checked_add(1)?.checked_mul(es as u64)?)
+        .ok()
+        .filter(|&b| b <= isize::MAX as usize)
 }
 
 /// Bytes `DNNL_MEMORY_ALLOCATE` allocates: what the descriptor addresses, or `get_size` when
