@@ -51,7 +51,13 @@ impl Drop for T {
 
 /// Creates a tensor of `view` dims (physical order): mostly contiguous and well-formed,
 /// otherwise with hostile strides, offset, storage, format or data.
-fn make_tensor(rng: &mut Rng, view: &[i64], dt: aclDataType, format: aclFormat, hostile: bool) -> T {
+fn make_tensor(
+    rng: &mut Rng,
+    view: &[i64],
+    dt: aclDataType,
+    format: aclFormat,
+    hostile: bool,
+) -> T {
     let r = view.len();
     let mut dims = view.to_vec();
     let mut strides = vec![0i64; r];
@@ -96,7 +102,14 @@ fn make_tensor(rng: &mut Rng, view: &[i64], dt: aclDataType, format: aclFormat, 
     }
     let mut storage_elems: i64 = last.map_or(i64::MAX, |l| (l + 1).min(i64::MAX as u128) as i64);
     if hostile && rng.chance(0.3) {
-        storage_elems = rng.pick(&[0, 1, storage_elems / 2, storage_elems.saturating_sub(1), -1, i64::MAX]);
+        storage_elems = rng.pick(&[
+            0,
+            1,
+            storage_elems / 2,
+            storage_elems.saturating_sub(1),
+            -1,
+            i64::MAX,
+        ]);
     }
     let storage = [storage_elems];
     let storage_bytes = (storage_elems.max(0) as u128) * es;
@@ -110,10 +123,18 @@ fn make_tensor(rng: &mut Rng, view: &[i64], dt: aclDataType, format: aclFormat, 
     let data = buf.as_mut().map_or(null_mut(), |b| b.ptr() as *mut c_void);
     let h = unsafe {
         aclCreateTensor(
-            if dims.is_empty() && rng.chance(0.5) { null() } else { dims.as_ptr() },
+            if dims.is_empty() && rng.chance(0.5) {
+                null()
+            } else {
+                dims.as_ptr()
+            },
             dims.len() as u64,
             dt,
-            if use_strides { strides.as_ptr() } else { null() },
+            if use_strides {
+                strides.as_ptr()
+            } else {
+                null()
+            },
             offset,
             format,
             storage.as_ptr(),
@@ -168,7 +189,10 @@ impl Api {
         }
     }
     fn backward(self) -> bool {
-        matches!(self, Api::N1dB | Api::N2dB | Api::N3dB | Api::E1dB | Api::E2dB | Api::E3dB)
+        matches!(
+            self,
+            Api::N1dB | Api::N2dB | Api::N3dB | Api::E1dB | Api::E2dB | Api::E3dB
+        )
     }
 
     unsafe fn phase1(
@@ -183,19 +207,49 @@ impl Api {
     ) -> aclnnStatus {
         match self {
             Api::N1d => aclnnUpsampleNearest1dGetWorkspaceSize(src, out_size, dst, ws, ex),
-            Api::N1dV2 => aclnnUpsampleNearest1dV2GetWorkspaceSize(src, out_size, s[0] as f32, dst, ws, ex),
+            Api::N1dV2 => {
+                aclnnUpsampleNearest1dV2GetWorkspaceSize(src, out_size, s[0] as f32, dst, ws, ex)
+            }
             Api::N2d => aclnnUpsampleNearest2dGetWorkspaceSize(src, out_size, dst, ws, ex),
-            Api::N2dV2 => aclnnUpsampleNearest2dV2GetWorkspaceSize(src, out_size, s[0] as f32, s[1] as f32, dst, ws, ex),
-            Api::N3d => aclnnUpsampleNearest3dGetWorkspaceSize(src, out_size, s[0], s[1], s[2], dst, ws, ex),
-            Api::E1d => aclnnUpsampleNearestExact1dGetWorkspaceSize(src, out_size, s[0], dst, ws, ex),
-            Api::E2d => aclnnUpsampleNearestExact2dGetWorkspaceSize(src, out_size, s[0], s[1], dst, ws, ex),
-            Api::E3d => aclnnUpsampleNearestExact3dGetWorkspaceSize(src, out_size, s[0], s[1], s[2], dst, ws, ex),
-            Api::N1dB => aclnnUpsampleNearest1dBackwardGetWorkspaceSize(src, out_size, in_size, s[0], dst, ws, ex),
-            Api::N2dB => aclnnUpsampleNearest2dBackwardGetWorkspaceSize(src, out_size, in_size, s[0], s[1], dst, ws, ex),
-            Api::N3dB => aclnnUpsampleNearest3dBackwardGetWorkspaceSize(src, out_size, in_size, s[0], s[1], s[2], dst, ws, ex),
-            Api::E1dB => aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(src, out_size, in_size, s[0], dst, ws, ex),
-            Api::E2dB => aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(src, out_size, in_size, s[0], s[1], dst, ws, ex),
-            Api::E3dB => aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(src, out_size, in_size, s[0], s[1], s[2], dst, ws, ex),
+            Api::N2dV2 => aclnnUpsampleNearest2dV2GetWorkspaceSize(
+                src,
+                out_size,
+                s[0] as f32,
+                s[1] as f32,
+                dst,
+                ws,
+                ex,
+            ),
+            Api::N3d => {
+                aclnnUpsampleNearest3dGetWorkspaceSize(src, out_size, s[0], s[1], s[2], dst, ws, ex)
+            }
+            Api::E1d => {
+                aclnnUpsampleNearestExact1dGetWorkspaceSize(src, out_size, s[0], dst, ws, ex)
+            }
+            Api::E2d => {
+                aclnnUpsampleNearestExact2dGetWorkspaceSize(src, out_size, s[0], s[1], dst, ws, ex)
+            }
+            Api::E3d => aclnnUpsampleNearestExact3dGetWorkspaceSize(
+                src, out_size, s[0], s[1], s[2], dst, ws, ex,
+            ),
+            Api::N1dB => aclnnUpsampleNearest1dBackwardGetWorkspaceSize(
+                src, out_size, in_size, s[0], dst, ws, ex,
+            ),
+            Api::N2dB => aclnnUpsampleNearest2dBackwardGetWorkspaceSize(
+                src, out_size, in_size, s[0], s[1], dst, ws, ex,
+            ),
+            Api::N3dB => aclnnUpsampleNearest3dBackwardGetWorkspaceSize(
+                src, out_size, in_size, s[0], s[1], s[2], dst, ws, ex,
+            ),
+            Api::E1dB => aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(
+                src, out_size, in_size, s[0], dst, ws, ex,
+            ),
+            Api::E2dB => aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(
+                src, out_size, in_size, s[0], s[1], dst, ws, ex,
+            ),
+            Api::E3dB => aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
+                src, out_size, in_size, s[0], s[1], s[2], dst, ws, ex,
+            ),
         }
     }
 
@@ -234,7 +288,12 @@ fn int_array(rng: &mut Rng, values: &[i64], hostile: bool) -> *mut aclIntArray {
             _ => {}
         }
     }
-    unsafe { aclCreateIntArray(if v.is_empty() { null() } else { v.as_ptr() }, v.len() as u64) }
+    unsafe {
+        aclCreateIntArray(
+            if v.is_empty() { null() } else { v.as_ptr() },
+            v.len() as u64,
+        )
+    }
 }
 
 unsafe fn check_api(rng: &mut Rng, fails: &mut Failures, label: &str) {
@@ -299,10 +358,20 @@ unsafe fn check_api(rng: &mut Rng, fails: &mut Failures, label: &str) {
     }
     let mut ws = 77u64;
     let mut ex: *mut aclOpExecutor = null_mut();
-    let wsp: *mut u64 = if hostile && rng.chance(0.05) { null_mut() } else { &mut ws };
-    let exp: *mut *mut aclOpExecutor = if hostile && rng.chance(0.05) { null_mut() } else { &mut ex };
+    let wsp: *mut u64 = if hostile && rng.chance(0.05) {
+        null_mut()
+    } else {
+        &mut ws
+    };
+    let exp: *mut *mut aclOpExecutor = if hostile && rng.chance(0.05) {
+        null_mut()
+    } else {
+        &mut ex
+    };
     let st = api.phase1(src.h, out_size, in_size, scales, dst.h, wsp, exp);
-    fails.check(OK_ACLNN.contains(&st), || format!("{label}: {api:?} phase 1 -> {st}"));
+    fails.check(OK_ACLNN.contains(&st), || {
+        format!("{label}: {api:?} phase 1 -> {st}")
+    });
     aclDestroyIntArray(out_size);
     aclDestroyIntArray(in_size);
     if st != ACLNN_SUCCESS {
@@ -314,26 +383,37 @@ unsafe fn check_api(rng: &mut Rng, fails: &mut Failures, label: &str) {
         return;
     }
     fails.reach("phase1 ok");
-    fails.check(!ex.is_null() && ws == 0, || format!("{label}: success without an executor"));
+    fails.check(!ex.is_null() && ws == 0, || {
+        format!("{label}: success without an executor")
+    });
     let before = dst.buf.as_ref().map(|b| b.data().to_vec());
     match rng.below(4) {
         0 => {
             // A NULL workspace with a non-zero size is refused (and consumes the executor).
             let st = api.phase2(null_mut(), 64, ex);
-            fails.check(st == ACLNN_ERR_PARAM_NULLPTR, || format!("{label}: NULL workspace -> {st}"));
-            fails.check(dst.buf.as_ref().map(|b| b.data().to_vec()) == before, || {
-                format!("{label}: refused run wrote")
+            fails.check(st == ACLNN_ERR_PARAM_NULLPTR, || {
+                format!("{label}: NULL workspace -> {st}")
             });
+            fails.check(
+                dst.buf.as_ref().map(|b| b.data().to_vec()) == before,
+                || format!("{label}: refused run wrote"),
+            );
         }
         1 => {
             let st = aclSetAclOpExecutorRepeatable(ex);
-            fails.check(st == ACLNN_SUCCESS, || format!("{label}: repeatable -> {st}"));
+            fails.check(st == ACLNN_SUCCESS, || {
+                format!("{label}: repeatable -> {st}")
+            });
             for _ in 0..2 {
                 let st = api.phase2(null_mut(), 0, ex);
-                fails.check(st == ACLNN_SUCCESS, || format!("{label}: repeat run -> {st}"));
+                fails.check(st == ACLNN_SUCCESS, || {
+                    format!("{label}: repeat run -> {st}")
+                });
             }
             let st = aclSetInputTensorAddr(ex, 1, null_mut(), null_mut());
-            fails.check(st == ACLNN_ERR_PARAM_INVALID, || format!("{label}: set input 1 -> {st}"));
+            fails.check(st == ACLNN_ERR_PARAM_INVALID, || {
+                format!("{label}: set input 1 -> {st}")
+            });
             let st = aclDestroyAclOpExecutor(ex);
             fails.check(st == ACLNN_SUCCESS, || format!("{label}: destroy -> {st}"));
         }
@@ -349,14 +429,22 @@ unsafe fn check_api(rng: &mut Rng, fails: &mut Failures, label: &str) {
     }
     // The executor is gone now: every further use is refused, not a use after free.
     let st = api.phase2(null_mut(), 0, ex);
-    fails.check(st == ACLNN_ERR_PARAM_INVALID, || format!("{label}: run of a consumed executor -> {st}"));
+    fails.check(st == ACLNN_ERR_PARAM_INVALID, || {
+        format!("{label}: run of a consumed executor -> {st}")
+    });
     let st = aclSetAclOpExecutorRepeatable(ex);
-    fails.check(st != ACLNN_SUCCESS, || format!("{label}: repeatable on a consumed executor -> {st}"));
+    fails.check(st != ACLNN_SUCCESS, || {
+        format!("{label}: repeatable on a consumed executor -> {st}")
+    });
     let st = aclDestroyAclOpExecutor(ex);
-    fails.check(st == ACLNN_SUCCESS, || format!("{label}: destroy of a consumed executor -> {st}"));
+    fails.check(st == ACLNN_SUCCESS, || {
+        format!("{label}: destroy of a consumed executor -> {st}")
+    });
     for t in [&src, &dst] {
         if let Some(b) = &t.buf {
-            fails.check(b.intact(), || format!("{label}: run wrote outside a tensor's storage"));
+            fails.check(b.intact(), || {
+                format!("{label}: run wrote outside a tensor's storage")
+            });
         }
     }
 }
@@ -385,9 +473,21 @@ fn meta_api_survives_garbage() {
             let dims: Vec<i64> = (0..r).map(|_| rng.i64_extreme()).collect();
             let strides: Vec<i64> = (0..r).map(|_| rng.i64_extreme()).collect();
             let storage: Vec<i64> = (0..rng.range(0, 4)).map(|_| rng.i64_extreme()).collect();
-            let dp = if rng.chance(0.1) { null() } else { dims.as_ptr() };
-            let sp = if rng.chance(0.3) { null() } else { strides.as_ptr() };
-            let stp = if rng.chance(0.1) { null() } else { storage.as_ptr() };
+            let dp = if rng.chance(0.1) {
+                null()
+            } else {
+                dims.as_ptr()
+            };
+            let sp = if rng.chance(0.3) {
+                null()
+            } else {
+                strides.as_ptr()
+            };
+            let stp = if rng.chance(0.1) {
+                null()
+            } else {
+                storage.as_ptr()
+            };
             let t = aclCreateTensor(
                 dp,
                 r as u64,
@@ -405,9 +505,10 @@ fn meta_api_survives_garbage() {
             });
             if !t.is_null() {
                 let (mut p, mut num) = (null_mut(), 0u64);
-                f.check(aclGetViewShape(t, &mut p, &mut num) == 0 && num == r as u64, || {
-                    format!("{label}: aclGetViewShape")
-                });
+                f.check(
+                    aclGetViewShape(t, &mut p, &mut num) == 0 && num == r as u64,
+                    || format!("{label}: aclGetViewShape"),
+                );
                 if !p.is_null() {
                     f.check(std::slice::from_raw_parts(p, r) == &dims[..], || {
                         format!("{label}: view shape copy differs")
@@ -415,17 +516,30 @@ fn meta_api_survives_garbage() {
                     libc::free(p.cast());
                 }
                 let st = aclGetViewStrides(t, null_mut(), &mut num);
-                f.check(st == ACLNN_ERR_PARAM_NULLPTR, || format!("{label}: strides(NULL) -> {st}"));
+                f.check(st == ACLNN_ERR_PARAM_NULLPTR, || {
+                    format!("{label}: strides(NULL) -> {st}")
+                });
                 let mut o = 0i64;
-                f.check(aclGetViewOffset(t, &mut o) == 0, || format!("{label}: offset"));
+                f.check(aclGetViewOffset(t, &mut o) == 0, || {
+                    format!("{label}: offset")
+                });
                 f.check(aclDestroyTensor(t) == 0, || format!("{label}: destroy"));
             }
             let n = rng.pick(&[0u64, 1, 3, 8]);
             let vals = [rng.i64_extreme(); 8];
-            let a = aclCreateIntArray(if rng.chance(0.2) { null() } else { vals.as_ptr() }, n);
+            let a = aclCreateIntArray(
+                if rng.chance(0.2) {
+                    null()
+                } else {
+                    vals.as_ptr()
+                },
+                n,
+            );
             let mut sz = 0u64;
             if !a.is_null() {
-                f.check(aclGetIntArraySize(a, &mut sz) == 0 && sz == n, || format!("{label}: int array size"));
+                f.check(aclGetIntArraySize(a, &mut sz) == 0 && sz == n, || {
+                    format!("{label}: int array size")
+                });
             }
             aclDestroyIntArray(a);
             let fl = [rng.f32_extreme(); 8];
@@ -455,21 +569,29 @@ fn runtime_survives_garbage() {
         ] {
             let mut p = null_mut();
             let st = aclrtMalloc(&mut p, size, ACL_MEM_MALLOC_HUGE_FIRST);
-            fails.check(st == ACL_ERROR_INVALID_PARAM || st == ACL_ERROR_BAD_ALLOC, || {
-                format!("aclrtMalloc({size}) -> {st}")
-            });
+            fails.check(
+                st == ACL_ERROR_INVALID_PARAM || st == ACL_ERROR_BAD_ALLOC,
+                || format!("aclrtMalloc({size}) -> {st}"),
+            );
             if st == ACL_SUCCESS {
                 aclrtFree(p);
             }
         }
         let st = aclrtMalloc(null_mut(), 16, 0);
-        fails.check(st == ACL_ERROR_INVALID_PARAM, || format!("aclrtMalloc(NULL) -> {st}"));
+        fails.check(st == ACL_ERROR_INVALID_PARAM, || {
+            format!("aclrtMalloc(NULL) -> {st}")
+        });
         let mut p = null_mut();
-        fails.check(aclrtMalloc(&mut p, 100, 99) == ACL_SUCCESS, || "aclrtMalloc(100)".into());
+        fails.check(aclrtMalloc(&mut p, 100, 99) == ACL_SUCCESS, || {
+            "aclrtMalloc(100)".into()
+        });
         let mut host = GuardedBuf::new(100, 0x11);
         let hp = host.ptr() as *mut c_void;
         for (what, st) in [
-            ("count > destMax", aclrtMemcpy(p, 50, hp, 100, ACL_MEMCPY_HOST_TO_DEVICE)),
+            (
+                "count > destMax",
+                aclrtMemcpy(p, 50, hp, 100, ACL_MEMCPY_HOST_TO_DEVICE),
+            ),
             ("NULL dst", aclrtMemcpy(null_mut(), 100, hp, 100, 1)),
             ("NULL src", aclrtMemcpy(p, 100, null(), 100, 1)),
             ("kind -1", aclrtMemcpy(p, 100, hp, 100, -1)),
@@ -477,30 +599,45 @@ fn runtime_survives_garbage() {
             ("huge count", aclrtMemcpy(p, 100, hp, usize::MAX, 1)),
             ("memset count > max", aclrtMemset(p, 10, 0, 11)),
             ("memset NULL", aclrtMemset(null_mut(), 10, 0, 10)),
-            ("async foreign stream", aclrtMemcpyAsync(p, 100, hp, 100, 1, hp)),
+            (
+                "async foreign stream",
+                aclrtMemcpyAsync(p, 100, hp, 100, 1, hp),
+            ),
         ] {
             fails.check(st != ACL_SUCCESS && st != ACL_ERROR_INTERNAL_ERROR, || {
                 format!("{what} -> {st}")
             });
         }
         let st = aclrtMemcpy(hp, 100, p, 100, ACL_MEMCPY_DEVICE_TO_HOST);
-        fails.check(st == ACL_SUCCESS && host.intact(), || format!("valid memcpy -> {st}"));
+        fails.check(st == ACL_SUCCESS && host.intact(), || {
+            format!("valid memcpy -> {st}")
+        });
         let st = aclrtMemset(hp, 100, 0x1ff, 100);
-        fails.check(st == ACL_SUCCESS && host.intact(), || format!("valid memset -> {st}"));
+        fails.check(st == ACL_SUCCESS && host.intact(), || {
+            format!("valid memset -> {st}")
+        });
         fails.check(aclrtFree(p) == ACL_SUCCESS, || "aclrtFree".into());
         for (what, q) in [("double", p), ("foreign", hp), ("NULL", null_mut())] {
             let st = aclrtFree(q);
-            fails.check(st == ACL_ERROR_INVALID_PARAM, || format!("aclrtFree({what}) -> {st}"));
+            fails.check(st == ACL_ERROR_INVALID_PARAM, || {
+                format!("aclrtFree({what}) -> {st}")
+            });
         }
         let st = aclrtDestroyStream(hp);
-        fails.check(st != ACL_SUCCESS, || format!("destroy foreign stream -> {st}"));
+        fails.check(st != ACL_SUCCESS, || {
+            format!("destroy foreign stream -> {st}")
+        });
         let st = aclrtSetDevice(-1);
         fails.check(st != ACL_SUCCESS, || format!("aclrtSetDevice(-1) -> {st}"));
         // Run calls with NULL and foreign executors.
         let st = aclnnUpsampleNearest2d(null_mut(), 0, null_mut(), null_mut());
-        fails.check(st == ACLNN_ERR_PARAM_NULLPTR, || format!("run(NULL) -> {st}"));
+        fails.check(st == ACLNN_ERR_PARAM_NULLPTR, || {
+            format!("run(NULL) -> {st}")
+        });
         let st = aclnnUpsampleNearest2d(null_mut(), 0, hp.cast(), null_mut());
-        fails.check(st == ACLNN_ERR_PARAM_INVALID, || format!("run(foreign) -> {st}"));
+        fails.check(st == ACLNN_ERR_PARAM_INVALID, || {
+            format!("run(foreign) -> {st}")
+        });
         let st = aclDestroyAclOpExecutor(hp.cast());
         fails.check(st == ACLNN_SUCCESS, || format!("destroy(foreign) -> {st}"));
     }

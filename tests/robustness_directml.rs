@@ -37,15 +37,17 @@ fn calc_model(dt: i32, sizes: &[u32], strides: Option<&[u32]>) -> u64 {
         return 0;
     }
     let elems: Option<u128> = match strides {
-        None => sizes.iter().try_fold(1u128, |a, &s| a.checked_mul(s as u128)),
-        Some(st) => sizes
+        None => sizes
             .iter()
-            .zip(st)
-            .try_fold(1u128, |a, (&s, &t)| a.checked_add((s as u128 - 1) * t as u128)),
+            .try_fold(1u128, |a, &s| a.checked_mul(s as u128)),
+        Some(st) => sizes.iter().zip(st).try_fold(1u128, |a, (&s, &t)| {
+            a.checked_add((s as u128 - 1) * t as u128)
+        }),
     };
     // The size in bits must fit in 64 bits (DirectMLX computes it in a UINT64; the library
     // answers 0 where that would wrap, i.e. for tensors of 2^61 bytes and more).
-    let Some(elems) = elems.filter(|&e| e.checked_mul(b).is_some_and(|x| x <= u64::MAX as u128)) else {
+    let Some(elems) = elems.filter(|&e| e.checked_mul(b).is_some_and(|x| x <= u64::MAX as u128))
+    else {
         return 0;
     };
     let bytes = (elems * b).div_ceil(8).div_ceil(4) * 4;
@@ -84,7 +86,11 @@ impl TensorDesc {
     /// Points the internal pointers at the internal arrays.
     fn link(&mut self, strided: bool) {
         self.buffer.Sizes = self.sizes.as_ptr();
-        self.buffer.Strides = if strided { self.strides.as_ptr() } else { null() };
+        self.buffer.Strides = if strided {
+            self.strides.as_ptr()
+        } else {
+            null()
+        };
         self.desc.Desc = &self.buffer as *const _ as *const c_void;
     }
 
@@ -114,7 +120,9 @@ fn tensor(rng: &mut Rng, sizes: &[u32], dt: i32) -> Box<TensorDesc> {
         let mut s = 1u32;
         for &d in order.iter().rev() {
             t.strides[d] = s;
-            s = s.saturating_mul(sizes[d]).saturating_mul(rng.range(1, 2) as u32);
+            s = s
+                .saturating_mul(sizes[d])
+                .saturating_mul(rng.range(1, 2) as u32);
         }
         if rng.chance(0.1) {
             t.strides[rng.below(n as u64) as usize] = 0; // broadcast (invalid for outputs)
@@ -208,7 +216,11 @@ fn any_op(rng: &mut Rng) -> Op {
         rng.pick(&[0, -1, 1, 50, 200, 1000, i32::MAX, i32::MIN])
     };
     let grad = ty == DML_OPERATOR_RESAMPLE_GRAD || ty == DML_OPERATOR_RESAMPLE_GRAD1;
-    let rank = if ty == DML_OPERATOR_RESAMPLE_GRAD { 4 } else { rng.range(1, 4) as usize };
+    let rank = if ty == DML_OPERATOR_RESAMPLE_GRAD {
+        4
+    } else {
+        rng.range(1, 4) as usize
+    };
     let dt = if rng.chance(0.9) {
         rng.pick(&[
             DML_TENSOR_DATA_TYPE_FLOAT32,
@@ -262,11 +274,31 @@ fn any_op(rng: &mut Rng) -> Op {
         rank as u32
     };
     let null_arrays = hostile && rng.chance(0.1);
-    let sp = if null_arrays && rng.chance(0.5) { null() } else { floats[0].as_ptr() };
-    let ip = if null_arrays && rng.chance(0.5) { null() } else { floats[1].as_ptr() };
-    let op_ = if null_arrays && rng.chance(0.5) { null() } else { floats[2].as_ptr() };
-    let it: *const DML_TENSOR_DESC = if hostile && rng.chance(0.05) { null() } else { &input.desc };
-    let ot: *const DML_TENSOR_DESC = if hostile && rng.chance(0.05) { null() } else { &output.desc };
+    let sp = if null_arrays && rng.chance(0.5) {
+        null()
+    } else {
+        floats[0].as_ptr()
+    };
+    let ip = if null_arrays && rng.chance(0.5) {
+        null()
+    } else {
+        floats[1].as_ptr()
+    };
+    let op_ = if null_arrays && rng.chance(0.5) {
+        null()
+    } else {
+        floats[2].as_ptr()
+    };
+    let it: *const DML_TENSOR_DESC = if hostile && rng.chance(0.05) {
+        null()
+    } else {
+        &input.desc
+    };
+    let ot: *const DML_TENSOR_DESC = if hostile && rng.chance(0.05) {
+        null()
+    } else {
+        &output.desc
+    };
     let mode = if hostile && rng.chance(0.2) {
         rng.pick(&[-1, 2, 7, i32::MAX])
     } else {
@@ -283,17 +315,17 @@ fn any_op(rng: &mut Rng) -> Op {
     // SAFETY: the storage is 128 bytes, 8-aligned; every description fits.
     unsafe {
         match ty {
-            DML_OPERATOR_RESAMPLE => (p as *mut DML_RESAMPLE_OPERATOR_DESC).write(
-                DML_RESAMPLE_OPERATOR_DESC {
+            DML_OPERATOR_RESAMPLE => {
+                (p as *mut DML_RESAMPLE_OPERATOR_DESC).write(DML_RESAMPLE_OPERATOR_DESC {
                     InputTensor: it,
                     OutputTensor: ot,
                     InterpolationMode: mode,
                     ScaleCount: count,
                     Scales: sp,
-                },
-            ),
-            DML_OPERATOR_RESAMPLE1 => (p as *mut DML_RESAMPLE1_OPERATOR_DESC).write(
-                DML_RESAMPLE1_OPERATOR_DESC {
+                })
+            }
+            DML_OPERATOR_RESAMPLE1 => {
+                (p as *mut DML_RESAMPLE1_OPERATOR_DESC).write(DML_RESAMPLE1_OPERATOR_DESC {
                     InputTensor: it,
                     OutputTensor: ot,
                     InterpolationMode: mode,
@@ -301,10 +333,10 @@ fn any_op(rng: &mut Rng) -> Op {
                     Scales: sp,
                     InputPixelOffsets: ip,
                     OutputPixelOffsets: op_,
-                },
-            ),
-            DML_OPERATOR_RESAMPLE_GRAD => (p as *mut DML_RESAMPLE_GRAD_OPERATOR_DESC).write(
-                DML_RESAMPLE_GRAD_OPERATOR_DESC {
+                })
+            }
+            DML_OPERATOR_RESAMPLE_GRAD => {
+                (p as *mut DML_RESAMPLE_GRAD_OPERATOR_DESC).write(DML_RESAMPLE_GRAD_OPERATOR_DESC {
                     InputGradientTensor: it,
                     OutputGradientTensor: ot,
                     InterpolationMode: mode,
@@ -312,10 +344,10 @@ fn any_op(rng: &mut Rng) -> Op {
                     Scales: sp,
                     InputPixelOffsets: ip,
                     OutputPixelOffsets: op_,
-                },
-            ),
-            DML_OPERATOR_RESAMPLE2 => (p as *mut DML_RESAMPLE2_OPERATOR_DESC).write(
-                DML_RESAMPLE2_OPERATOR_DESC {
+                })
+            }
+            DML_OPERATOR_RESAMPLE2 => {
+                (p as *mut DML_RESAMPLE2_OPERATOR_DESC).write(DML_RESAMPLE2_OPERATOR_DESC {
                     InputTensor: it,
                     OutputTensor: ot,
                     InterpolationMode: mode,
@@ -324,8 +356,8 @@ fn any_op(rng: &mut Rng) -> Op {
                     Scales: sp,
                     InputPixelOffsets: ip,
                     OutputPixelOffsets: op_,
-                },
-            ),
+                })
+            }
             DML_OPERATOR_RESAMPLE_GRAD1 => (p as *mut DML_RESAMPLE_GRAD1_OPERATOR_DESC).write(
                 DML_RESAMPLE_GRAD1_OPERATOR_DESC {
                     InputGradientTensor: it,
@@ -338,8 +370,8 @@ fn any_op(rng: &mut Rng) -> Op {
                     OutputPixelOffsets: op_,
                 },
             ),
-            DML_OPERATOR_RESAMPLE3 => (p as *mut DML_RESAMPLE3_OPERATOR_DESC).write(
-                DML_RESAMPLE3_OPERATOR_DESC {
+            DML_OPERATOR_RESAMPLE3 => {
+                (p as *mut DML_RESAMPLE3_OPERATOR_DESC).write(DML_RESAMPLE3_OPERATOR_DESC {
                     InputTensor: it,
                     OutputTensor: ot,
                     InterpolationMode: mode,
@@ -349,14 +381,18 @@ fn any_op(rng: &mut Rng) -> Op {
                     InputPixelOffsets: ip,
                     OutputPixelOffsets: op_,
                     Antialiased: rng.pick(&[0, 1, -1, 2]),
-                },
-            ),
+                })
+            }
             _ => {} // random bytes: the type says it is something else
         }
     }
     let desc = DML_OPERATOR_DESC {
         Type: ty,
-        Desc: if hostile && rng.chance(0.03) { null() } else { p as *const c_void },
+        Desc: if hostile && rng.chance(0.03) {
+            null()
+        } else {
+            p as *const c_void
+        },
     };
     let (input_total, output_total) = (
         input.buffer.TotalTensorSizeInBytes,
@@ -377,9 +413,13 @@ unsafe fn check_op(rng: &mut Rng, fails: &mut Failures, label: &str) {
     let op = any_op(rng);
     let mut h: *mut DMLOperator = 1 as *mut DMLOperator;
     let hr = DMLCreateOperator(&op.desc, &mut h);
-    fails.check(OK_HR.contains(&hr), || format!("{label}: DMLCreateOperator -> {hr:#x}"));
+    fails.check(OK_HR.contains(&hr), || {
+        format!("{label}: DMLCreateOperator -> {hr:#x}")
+    });
     if hr != S_OK {
-        fails.check(h.is_null(), || format!("{label}: refused create left *op set"));
+        fails.check(h.is_null(), || {
+            format!("{label}: refused create left *op set")
+        });
         fails.reach(match hr {
             E_INVALIDARG => "create E_INVALIDARG",
             E_NOTIMPL => "create E_NOTIMPL",
@@ -389,7 +429,9 @@ unsafe fn check_op(rng: &mut Rng, fails: &mut Failures, label: &str) {
         return;
     }
     fails.reach("created");
-    fails.check(!h.is_null(), || format!("{label}: S_OK with a NULL operator"));
+    fails.check(!h.is_null(), || {
+        format!("{label}: S_OK with a NULL operator")
+    });
     let (it, ot) = (op.input_total, op.output_total);
     if it <= EXEC_LIMIT as u64 && ot <= EXEC_LIMIT as u64 {
         let mut src = GuardedBuf::new(it as usize, 0x3c);
@@ -403,8 +445,13 @@ unsafe fn check_op(rng: &mut Rng, fails: &mut Failures, label: &str) {
         let good_in = bind(&mut src, 0, it);
         let good_out = bind(&mut dst, 0, ot);
         let before = dst.data().to_vec();
-        let mut bad: Vec<(&str, u32, *const DML_BUFFER_BINDING, u32, *const DML_BUFFER_BINDING)> =
-            Vec::new();
+        let mut bad: Vec<(
+            &str,
+            u32,
+            *const DML_BUFFER_BINDING,
+            u32,
+            *const DML_BUFFER_BINDING,
+        )> = Vec::new();
         let small_in = DML_BUFFER_BINDING {
             SizeInBytes: it.saturating_sub(1),
             ..good_in
@@ -447,7 +494,9 @@ unsafe fn check_op(rng: &mut Rng, fails: &mut Failures, label: &str) {
                 format!("{label}: execute with {what} -> {hr:#x}")
             });
         }
-        fails.check(dst.data() == &before[..], || format!("{label}: refused execute wrote"));
+        fails.check(dst.data() == &before[..], || {
+            format!("{label}: refused execute wrote")
+        });
         let hr = DMLExecuteOperator(h, 1, &good_in, 1, &good_out);
         fails.check(hr == S_OK, || format!("{label}: execute -> {hr:#x}"));
         fails.reach("executed");
@@ -455,14 +504,18 @@ unsafe fn check_op(rng: &mut Rng, fails: &mut Failures, label: &str) {
         if it <= ot && rng.chance(0.3) {
             let inplace = bind(&mut dst, 0, ot);
             let hr = DMLExecuteOperator(h, 1, &inplace, 1, &inplace);
-            fails.check(OK_HR.contains(&hr), || format!("{label}: in-place -> {hr:#x}"));
+            fails.check(OK_HR.contains(&hr), || {
+                format!("{label}: in-place -> {hr:#x}")
+            });
         }
         fails.check(src.intact() && dst.intact(), || {
             format!("{label}: execute wrote outside its buffers")
         });
     }
     let hr = DMLExecuteOperator(null_mut(), 0, null(), 0, null());
-    fails.check(hr != S_OK && OK_HR.contains(&hr), || format!("{label}: execute(NULL op) -> {hr:#x}"));
+    fails.check(hr != S_OK && OK_HR.contains(&hr), || {
+        format!("{label}: execute(NULL op) -> {hr:#x}")
+    });
     DMLReleaseOperator(h);
 }
 
@@ -503,7 +556,11 @@ fn calc_buffer_tensor_size_extremes() {
             );
             let want = calc_model(dt, &sizes[..n], strided.then_some(&strides[..n]));
             f.check(got == want, || {
-                format!("{label}: calc(dt {dt}, {:?}, {:?}) = {got}, model {want}", &sizes[..n], strided.then_some(&strides[..n]))
+                format!(
+                    "{label}: calc(dt {dt}, {:?}, {:?}) = {got}, model {want}",
+                    &sizes[..n],
+                    strided.then_some(&strides[..n])
+                )
             });
         });
     }
@@ -524,7 +581,9 @@ fn create_refuses_null_result_and_huge_tables() {
         fails.check(hr == E_POINTER, || format!("create(NULL, NULL) -> {hr:#x}"));
         let mut h = null_mut();
         let hr = DMLCreateOperator(null(), &mut h);
-        fails.check(hr == E_INVALIDARG, || format!("create(NULL desc) -> {hr:#x}"));
+        fails.check(hr == E_INVALIDARG, || {
+            format!("create(NULL desc) -> {hr:#x}")
+        });
         DMLReleaseOperator(null_mut());
         // 1 -> 2^31 outputs along one axis: tables that cannot exist are refused.
         let mut rng = Rng::new(1);
@@ -553,7 +612,9 @@ fn create_refuses_null_result_and_huge_tables() {
                 Desc: &d as *const _ as *const c_void,
             };
             let hr = DMLCreateOperator(&od, &mut h);
-            fails.check(OK_HR.contains(&hr), || format!("create({i} -> {o}, scale {scale}) -> {hr:#x}"));
+            fails.check(OK_HR.contains(&hr), || {
+                format!("create({i} -> {o}, scale {scale}) -> {hr:#x}")
+            });
             DMLReleaseOperator(h);
         }
     }

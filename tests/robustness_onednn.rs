@@ -143,12 +143,27 @@ fn valid_md(rng: &mut Rng, ndims: c_int) -> dnnl_memory_desc_t {
 }
 
 fn valid_md_dims(rng: &mut Rng, ndims: c_int, dims: &[i64; 12]) -> dnnl_memory_desc_t {
-    let dt = rng.pick(&[dnnl_f32, dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_s8, dnnl_u8, dnnl_s32]);
+    let dt = rng.pick(&[
+        dnnl_f32, dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_s8, dnnl_u8, dnnl_s32,
+    ]);
     let mut md = zero_md();
     let common: &[c_int] = match ndims {
         3 => &[dnnl_ncw, dnnl_nwc, dnnl_nCw16c, dnnl_nCw8c, dnnl_aBc4b],
-        4 => &[dnnl_nchw, dnnl_nhwc, dnnl_nChw16c, dnnl_nChw8c, dnnl_aBcd4b, dnnl_cdba],
-        5 => &[dnnl_ncdhw, dnnl_ndhwc, dnnl_nCdhw16c, dnnl_nCdhw8c, dnnl_aBcde4b],
+        4 => &[
+            dnnl_nchw,
+            dnnl_nhwc,
+            dnnl_nChw16c,
+            dnnl_nChw8c,
+            dnnl_aBcd4b,
+            dnnl_cdba,
+        ],
+        5 => &[
+            dnnl_ncdhw,
+            dnnl_ndhwc,
+            dnnl_nCdhw16c,
+            dnnl_nCdhw8c,
+            dnnl_aBcde4b,
+        ],
         _ => &[],
     };
     let way = rng.below(10);
@@ -249,7 +264,11 @@ fn check_md_functions(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ct
         // permute_axes with a random (often invalid) permutation.
         let mut perm = [0 as c_int; 12];
         for (k, p) in perm.iter_mut().enumerate() {
-            *p = if rng.chance(0.8) { k as c_int } else { rng.range(-3, 14) as c_int };
+            *p = if rng.chance(0.8) {
+                k as c_int
+            } else {
+                rng.range(-3, 14) as c_int
+            };
         }
         let nd = md.ndims.clamp(0, 12) as usize;
         if nd > 1 && rng.chance(0.5) {
@@ -288,7 +307,11 @@ fn check_md_functions(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ct
         let ndims = rng.pick(&[-1, 0, 1, 3, 4, 5, 6, 12, 13, c_int::MAX, c_int::MIN]);
         let mut raw_dims = [0i64; 12];
         for d in raw_dims.iter_mut() {
-            *d = if rng.chance(0.5) { rng.range(0, 9) } else { rng.i64_extreme() };
+            *d = if rng.chance(0.5) {
+                rng.range(0, 9)
+            } else {
+                rng.i64_extreme()
+            };
         }
         let dt = rng.pick(&[-1, 0, 1, 3, 6, 7, 99]);
         let tag = if rng.chance(0.8) {
@@ -296,7 +319,11 @@ fn check_md_functions(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ct
         } else {
             rng.next() as c_int
         };
-        let dims_ptr = if rng.chance(0.05) { null() } else { raw_dims.as_ptr() };
+        let dims_ptr = if rng.chance(0.05) {
+            null()
+        } else {
+            raw_dims.as_ptr()
+        };
         let st = dnnl_memory_desc_init_by_tag(&mut out, ndims, dims_ptr, dt, tag);
         fails.check(OK_STATUSES.contains(&st), || {
             format!("{label}: init_by_tag(ndims {ndims}, dt {dt}, tag {tag}) -> {st}")
@@ -308,7 +335,11 @@ fn check_md_functions(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ct
         for s in strides.iter_mut() {
             *s = rng.i64_extreme();
         }
-        let sp = if rng.chance(0.3) { null() } else { strides.as_ptr() };
+        let sp = if rng.chance(0.3) {
+            null()
+        } else {
+            strides.as_ptr()
+        };
         let st = dnnl_memory_desc_init_by_strides(&mut out, ndims, dims_ptr, dt, sp);
         fails.check(OK_STATUSES.contains(&st), || {
             format!("{label}: init_by_strides(ndims {ndims}) -> {st}")
@@ -339,7 +370,11 @@ fn check_md_functions(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ct
             format!("{label}: memory_create(size {size}, span {span:?}) -> {st}")
         });
         if st == dnnl_success {
-            fails.reach(if handle == ALLOCATE { "memory allocated" } else { "memory created" });
+            fails.reach(if handle == ALLOCATE {
+                "memory allocated"
+            } else {
+                "memory created"
+            });
         }
         if handle == ALLOCATE && lib_bytes >= 1 << 40 {
             fails.check(st != dnnl_success || size == 0, || {
@@ -369,14 +404,18 @@ fn check_md_functions(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ct
                 format!("{label}: set_data_handle(NULL) -> {st2}")
             });
             let st2 = dnnl_memory_destroy(mem);
-            fails.check(st2 == dnnl_success, || format!("{label}: memory_destroy -> {st2}"));
+            fails.check(st2 == dnnl_success, || {
+                format!("{label}: memory_destroy -> {st2}")
+            });
             let st2 = dnnl_memory_destroy(mem);
             fails.check(st2 == dnnl_invalid_arguments, || {
                 format!("{label}: second memory_destroy -> {st2}")
             });
         }
         if let Some(b) = user {
-            fails.check(b.intact(), || format!("{label}: memory_create wrote outside"));
+            fails.check(b.intact(), || {
+                format!("{label}: memory_create wrote outside")
+            });
         }
     }
 }
@@ -421,7 +460,13 @@ fn any_desc(rng: &mut Rng) -> (dnnl_resampling_desc_t, &'static str) {
     let alg = if rng.chance(0.9) {
         rng.pick(&[dnnl_resampling_nearest, dnnl_resampling_linear])
     } else {
-        rng.pick(&[0, -1, dnnl_eltwise_relu, dnnl_resampling_linear + 1, c_int::MAX])
+        rng.pick(&[
+            0,
+            -1,
+            dnnl_eltwise_relu,
+            dnnl_resampling_linear + 1,
+            c_int::MAX,
+        ])
     };
     if rng.chance(0.5) {
         let first = rng.chance(0.5);
@@ -466,7 +511,11 @@ fn any_desc(rng: &mut Rng) -> (dnnl_resampling_desc_t, &'static str) {
     }
     let mut rd = zero_rd();
     let use_factors = rng.chance(0.3);
-    let fp = if use_factors || rng.chance(0.1) { factors.as_ptr() } else { null() };
+    let fp = if use_factors || rng.chance(0.1) {
+        factors.as_ptr()
+    } else {
+        null()
+    };
     let dp: *const dnnl_memory_desc_t = if use_factors { null() } else { &fout };
     let st = unsafe {
         if forward {
@@ -508,7 +557,14 @@ unsafe fn any_attr(rng: &mut Rng, dst_like: &dnnl_memory_desc_t) -> dnnl_primiti
                 po,
                 rng.f32_extreme(),
                 if rng.chance(0.7) {
-                    rng.pick(&[dnnl_eltwise_relu, dnnl_eltwise_linear, dnnl_eltwise_clip, dnnl_eltwise_pow, dnnl_eltwise_log, dnnl_eltwise_round])
+                    rng.pick(&[
+                        dnnl_eltwise_relu,
+                        dnnl_eltwise_linear,
+                        dnnl_eltwise_clip,
+                        dnnl_eltwise_pow,
+                        dnnl_eltwise_log,
+                        dnnl_eltwise_round,
+                    ])
                 } else {
                     rng.next() as c_int
                 },
@@ -568,7 +624,14 @@ unsafe fn check_pd(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ctx) 
         return; // desc_init refused it: fine
     }
     let forward = rd.prop_kind != dnnl_backward_data;
-    let attr = any_attr(rng, if forward { &rd.dst_desc } else { &rd.diff_src_desc });
+    let attr = any_attr(
+        rng,
+        if forward {
+            &rd.dst_desc
+        } else {
+            &rd.diff_src_desc
+        },
+    );
     let mut pd = null_mut();
     let st = dnnl_primitive_desc_create(
         &mut pd,
@@ -599,9 +662,10 @@ unsafe fn check_pd(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ctx) 
         let _ = dnnl_primitive_desc_iterator_next(it);
         let p = dnnl_primitive_desc_iterator_fetch(it);
         fails.check(p.is_null(), || format!("{label}: fetch past the end"));
-        fails.check(dnnl_primitive_desc_iterator_destroy(it) == dnnl_success, || {
-            format!("{label}: iterator_destroy")
-        });
+        fails.check(
+            dnnl_primitive_desc_iterator_destroy(it) == dnnl_success,
+            || format!("{label}: iterator_destroy"),
+        );
     }
     if !attr.is_null() {
         dnnl_primitive_attr_destroy(attr);
@@ -617,12 +681,15 @@ unsafe fn check_pd(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ctx) 
     fails.reach("pd created");
     check_queries(rng, fails, label, pd);
     let mut clone = null_mut();
-    fails.check(dnnl_primitive_desc_clone(&mut clone, pd) == dnnl_success, || {
-        format!("{label}: clone")
-    });
+    fails.check(
+        dnnl_primitive_desc_clone(&mut clone, pd) == dnnl_success,
+        || format!("{label}: clone"),
+    );
     let mut prim = null_mut();
     let st = dnnl_primitive_create(&mut prim, clone);
-    fails.check(st == dnnl_success, || format!("{label}: primitive_create -> {st}"));
+    fails.check(st == dnnl_success, || {
+        format!("{label}: primitive_create -> {st}")
+    });
     dnnl_primitive_desc_destroy(clone);
     dnnl_primitive_desc_destroy(pd);
     if st != dnnl_success {
@@ -649,7 +716,12 @@ unsafe fn check_pd(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ctx) 
     });
 }
 
-unsafe fn check_queries(rng: &mut Rng, fails: &mut Failures, label: &str, pd: dnnl_primitive_desc_t) {
+unsafe fn check_queries(
+    rng: &mut Rng,
+    fails: &mut Failures,
+    label: &str,
+    pd: dnnl_primitive_desc_t,
+) {
     let mut whats: Vec<c_int> = (0..=300).collect();
     whats.extend([-1, c_int::MIN, c_int::MAX, 0x7fff, 0x8000, 1024]);
     for what in whats {
@@ -675,9 +747,10 @@ unsafe fn check_queries(rng: &mut Rng, fails: &mut Failures, label: &str, pd: dn
         let _ = dnnl_primitive_desc_query_s32(pd, what, index);
     }
     let mut a = null();
-    fails.check(dnnl_primitive_desc_get_attr(pd, &mut a) == dnnl_success, || {
-        format!("{label}: get_attr")
-    });
+    fails.check(
+        dnnl_primitive_desc_get_attr(pd, &mut a) == dnnl_success,
+        || format!("{label}: get_attr"),
+    );
     let mut po = null();
     fails.check(
         dnnl_primitive_attr_get_post_ops(a, &mut po) == dnnl_success,
@@ -755,8 +828,7 @@ unsafe fn check_execute(
     let Some(input) = tensor_for(ctx, dnnl_primitive_desc_query_md(pd, in_q, 0), rng) else {
         return;
     };
-    let Some(mut output) = tensor_for(ctx, dnnl_primitive_desc_query_md(pd, out_q, 0), rng)
-    else {
+    let Some(mut output) = tensor_for(ctx, dnnl_primitive_desc_query_md(pd, out_q, 0), rng) else {
         dnnl_memory_destroy(input.mem);
         return;
     };
@@ -794,31 +866,55 @@ unsafe fn check_execute(
         ("no args".into(), vec![], 0, ctx.stream),
         ("negative nargs".into(), args.clone(), -1, ctx.stream),
         ("no output".into(), args[..1].to_vec(), 1, ctx.stream),
-        ("NULL stream".into(), args.clone(), args.len() as c_int, null_mut()),
+        (
+            "NULL stream".into(),
+            args.clone(),
+            args.len() as c_int,
+            null_mut(),
+        ),
         (
             "foreign stream".into(),
             args.clone(),
             args.len() as c_int,
             foreign.as_mut_ptr() as dnnl_stream_t,
         ),
-        ("duplicate input".into(), {
-            let mut a = args.clone();
-            a.push(args[0]);
-            a
-        }, args.len() as c_int + 1, ctx.stream),
-        ("foreign memory".into(), {
-            let mut a = args.clone();
-            a[1].memory = foreign_mem;
-            a
-        }, args.len() as c_int, ctx.stream),
-        ("input as output".into(), {
-            let mut a = args.clone();
-            a[1].arg = in_arg;
-            a
-        }, args.len() as c_int, ctx.stream),
+        (
+            "duplicate input".into(),
+            {
+                let mut a = args.clone();
+                a.push(args[0]);
+                a
+            },
+            args.len() as c_int + 1,
+            ctx.stream,
+        ),
+        (
+            "foreign memory".into(),
+            {
+                let mut a = args.clone();
+                a[1].memory = foreign_mem;
+                a
+            },
+            args.len() as c_int,
+            ctx.stream,
+        ),
+        (
+            "input as output".into(),
+            {
+                let mut a = args.clone();
+                a[1].arg = in_arg;
+                a
+            },
+            args.len() as c_int,
+            ctx.stream,
+        ),
     ];
     for (what, a, n, stream) in wrong {
-        let p = if a.is_empty() && n != 0 { null() } else { a.as_ptr() };
+        let p = if a.is_empty() && n != 0 {
+            null()
+        } else {
+            a.as_ptr()
+        };
         let st = dnnl_primitive_execute(prim, stream, n, p);
         fails.check(st == dnnl_invalid_arguments, || {
             format!("{label}: execute with {what} -> {st}")
@@ -862,8 +958,7 @@ unsafe fn check_execute(
     {
         let mut tiny = GuardedBuf::new(1, 0x77);
         let mut tmem = null_mut();
-        if dnnl_memory_create(&mut tmem, &tiny_md, ctx.engine, tiny.ptr().cast()) == dnnl_success
-        {
+        if dnnl_memory_create(&mut tmem, &tiny_md, ctx.engine, tiny.ptr().cast()) == dnnl_success {
             let mut a = args.clone();
             a[1].memory = tmem;
             let st = dnnl_primitive_execute(prim, ctx.stream, a.len() as c_int, a.as_ptr());
@@ -942,15 +1037,22 @@ fn huge_allocations_are_out_of_memory() {
     ] {
         for tag in [dnnl_abcd, dnnl_acdb, dnnl_aBcd16b] {
             let mut md = zero_md();
-            let st = unsafe { dnnl_memory_desc_init_by_tag(&mut md, 4, dims.as_ptr(), dnnl_f32, tag) };
+            let st =
+                unsafe { dnnl_memory_desc_init_by_tag(&mut md, 4, dims.as_ptr(), dnnl_f32, tag) };
             if st != dnnl_success {
                 continue;
             }
             let mut mem = null_mut();
             let st = unsafe { dnnl_memory_create(&mut mem, &md, ctx.engine, ALLOCATE) };
-            fails.check(st == dnnl_out_of_memory || st == dnnl_invalid_arguments, || {
-                format!("memory_create(ALLOCATE, dims {:?}, tag {tag}) -> {st}", &dims[..4])
-            });
+            fails.check(
+                st == dnnl_out_of_memory || st == dnnl_invalid_arguments,
+                || {
+                    format!(
+                        "memory_create(ALLOCATE, dims {:?}, tag {tag}) -> {st}",
+                        &dims[..4]
+                    )
+                },
+            );
             if st == dnnl_success {
                 unsafe { dnnl_memory_destroy(mem) };
             }
@@ -962,8 +1064,14 @@ fn huge_allocations_are_out_of_memory() {
         let dst_dims = [1i64, 1, 1, w, 0, 0, 0, 0, 0, 0, 0, 0];
         let (mut s, mut d) = (zero_md(), zero_md());
         unsafe {
-            assert_eq!(dnnl_memory_desc_init_by_tag(&mut s, 4, src_dims.as_ptr(), dnnl_f32, dnnl_abcd), 0);
-            assert_eq!(dnnl_memory_desc_init_by_tag(&mut d, 4, dst_dims.as_ptr(), dnnl_f32, dnnl_abcd), 0);
+            assert_eq!(
+                dnnl_memory_desc_init_by_tag(&mut s, 4, src_dims.as_ptr(), dnnl_f32, dnnl_abcd),
+                0
+            );
+            assert_eq!(
+                dnnl_memory_desc_init_by_tag(&mut d, 4, dst_dims.as_ptr(), dnnl_f32, dnnl_abcd),
+                0
+            );
             let mut rd = zero_rd();
             let st = dnnl_resampling_forward_desc_init(
                 &mut rd,
@@ -973,7 +1081,9 @@ fn huge_allocations_are_out_of_memory() {
                 &s,
                 &d,
             );
-            fails.check(OK_STATUSES.contains(&st), || format!("desc_init(W={w}) -> {st}"));
+            fails.check(OK_STATUSES.contains(&st), || {
+                format!("desc_init(W={w}) -> {st}")
+            });
             if st == dnnl_success {
                 let mut pd = null_mut();
                 let st = dnnl_primitive_desc_create(
@@ -992,8 +1102,21 @@ fn huge_allocations_are_out_of_memory() {
     // Factors that overflow dst sizes.
     let dims = [2i64, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0];
     let mut s = zero_md();
-    unsafe { assert_eq!(dnnl_memory_desc_init_by_tag(&mut s, 4, dims.as_ptr(), dnnl_f32, dnnl_abcd), 0) };
-    for f in [f32::NAN, f32::INFINITY, -1.0, 0.0, 1e30, f32::MAX, f32::from_bits(1)] {
+    unsafe {
+        assert_eq!(
+            dnnl_memory_desc_init_by_tag(&mut s, 4, dims.as_ptr(), dnnl_f32, dnnl_abcd),
+            0
+        )
+    };
+    for f in [
+        f32::NAN,
+        f32::INFINITY,
+        -1.0,
+        0.0,
+        1e30,
+        f32::MAX,
+        f32::from_bits(1),
+    ] {
         let factors = [f, 2.0, f];
         let mut rd = zero_rd();
         let st = unsafe {
@@ -1006,7 +1129,9 @@ fn huge_allocations_are_out_of_memory() {
                 null(),
             )
         };
-        fails.check(OK_STATUSES.contains(&st), || format!("desc_init(factor {f}) -> {st}"));
+        fails.check(OK_STATUSES.contains(&st), || {
+            format!("desc_init(factor {f}) -> {st}")
+        });
         if st == dnnl_success {
             let mut pd = null_mut();
             let st = unsafe {
@@ -1018,7 +1143,9 @@ fn huge_allocations_are_out_of_memory() {
                     null(),
                 )
             };
-            fails.check(OK_STATUSES.contains(&st), || format!("pd_create(factor {f}) -> {st}"));
+            fails.check(OK_STATUSES.contains(&st), || {
+                format!("pd_create(factor {f}) -> {st}")
+            });
             if st == dnnl_success {
                 unsafe { dnnl_primitive_desc_destroy(pd) };
             }
@@ -1043,24 +1170,39 @@ fn bad_handles_are_refused() {
         assert_eq!(dnnl_engine_destroy(e), 0);
         let mut s = null_mut();
         let st = dnnl_stream_create(&mut s, e, 1);
-        fails.check(st == dnnl_invalid_arguments, || format!("stream on destroyed engine -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("stream on destroyed engine -> {st}")
+        });
         let st = dnnl_engine_create(&mut e, dnnl_cpu, 1);
-        fails.check(st == dnnl_invalid_arguments, || format!("engine index 1 -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("engine index 1 -> {st}")
+        });
         let st = dnnl_engine_create(&mut e, 77, 0);
         fails.check(st != dnnl_success, || format!("engine kind 77 -> {st}"));
 
         let dims = [1i64, 2, 3, 4];
         let mut md = zero_md();
-        assert_eq!(dnnl_memory_desc_init_by_tag(&mut md, 4, dims.as_ptr(), dnnl_f32, dnnl_abcd), 0);
+        assert_eq!(
+            dnnl_memory_desc_init_by_tag(&mut md, 4, dims.as_ptr(), dnnl_f32, dnnl_abcd),
+            0
+        );
         let mut m = null_mut();
         let st = dnnl_memory_create(&mut m, &md, fp as dnnl_engine_t, null_mut());
-        fails.check(st == dnnl_invalid_arguments, || format!("memory on foreign engine -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("memory on foreign engine -> {st}")
+        });
         let st = dnnl_memory_create(&mut m, &md, ctx.stream as dnnl_engine_t, null_mut());
-        fails.check(st == dnnl_invalid_arguments, || format!("memory on a stream as engine -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("memory on a stream as engine -> {st}")
+        });
         let st = dnnl_memory_create(null_mut(), &md, ctx.engine, null_mut());
-        fails.check(st == dnnl_invalid_arguments, || format!("memory_create(NULL) -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("memory_create(NULL) -> {st}")
+        });
         let st = dnnl_memory_create(&mut m, null(), ctx.engine, null_mut());
-        fails.check(st == dnnl_invalid_arguments, || format!("memory_create(md NULL) -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("memory_create(md NULL) -> {st}")
+        });
 
         let mut h = null_mut();
         for (what, p) in [
@@ -1069,35 +1211,56 @@ fn bad_handles_are_refused() {
             ("misaligned", (fp as *mut u8).add(1) as dnnl_memory_t),
         ] {
             let st = dnnl_memory_get_data_handle(p, &mut h);
-            fails.check(st == dnnl_invalid_arguments, || format!("get_data_handle({what}) -> {st}"));
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("get_data_handle({what}) -> {st}")
+            });
             let st = dnnl_memory_set_data_handle(p, null_mut());
-            fails.check(st == dnnl_invalid_arguments, || format!("set_data_handle({what}) -> {st}"));
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("set_data_handle({what}) -> {st}")
+            });
             let st = dnnl_memory_destroy(p);
-            fails.check(st == dnnl_invalid_arguments, || format!("memory_destroy({what}) -> {st}"));
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("memory_destroy({what}) -> {st}")
+            });
         }
         let mut a = null_mut();
         assert_eq!(dnnl_primitive_attr_create(&mut a), 0);
         assert_eq!(dnnl_primitive_attr_destroy(a), 0);
         let st = dnnl_primitive_attr_destroy(a);
-        fails.check(st == dnnl_invalid_arguments, || format!("attr double destroy -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("attr double destroy -> {st}")
+        });
         let st = dnnl_primitive_attr_set_scratchpad_mode(a, 0);
-        fails.check(st == dnnl_invalid_arguments, || format!("set on destroyed attr -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("set on destroyed attr -> {st}")
+        });
         let mut po = null_mut();
         assert_eq!(dnnl_post_ops_create(&mut po), 0);
         assert_eq!(dnnl_post_ops_destroy(po), 0);
         let st = dnnl_post_ops_append_sum(po, 1.0);
-        fails.check(st == dnnl_invalid_arguments, || format!("append to destroyed chain -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("append to destroyed chain -> {st}")
+        });
         let st = dnnl_post_ops_append_sum(fp as dnnl_post_ops_t, 1.0);
-        fails.check(st == dnnl_invalid_arguments, || format!("append to foreign chain -> {st}"));
-        fails.check(dnnl_post_ops_len(fp as _) == 0, || "post_ops_len(foreign)".into());
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("append to foreign chain -> {st}")
+        });
+        fails.check(dnnl_post_ops_len(fp as _) == 0, || {
+            "post_ops_len(foreign)".into()
+        });
 
         // pd functions with foreign and wrong-kind handles.
         let mut pd = null_mut();
         let mut rd = zero_rd();
         rd.primitive_kind = dnnl_resampling;
-        for (what, op) in [("NULL op desc", null()), ("zero op desc", &rd as *const _ as *const c_void)] {
+        for (what, op) in [
+            ("NULL op desc", null()),
+            ("zero op desc", &rd as *const _ as *const c_void),
+        ] {
             let st = dnnl_primitive_desc_create(&mut pd, op, null(), ctx.engine, null());
-            fails.check(st == dnnl_invalid_arguments, || format!("pd_create({what}) -> {st}"));
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("pd_create({what}) -> {st}")
+            });
         }
         let mut out = [0u64; 4];
         for (what, p) in [
@@ -1105,22 +1268,35 @@ fn bad_handles_are_refused() {
             ("engine", ctx.engine as const_dnnl_primitive_desc_t),
         ] {
             let st = dnnl_primitive_desc_query(p, dnnl_query_engine, 0, out.as_mut_ptr().cast());
-            fails.check(st == dnnl_invalid_arguments, || format!("query({what}) -> {st}"));
-            fails.check(dnnl_primitive_desc_query_md(p, dnnl_query_src_md, 0).is_null(), || {
-                format!("query_md({what})")
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("query({what}) -> {st}")
             });
+            fails.check(
+                dnnl_primitive_desc_query_md(p, dnnl_query_src_md, 0).is_null(),
+                || format!("query_md({what})"),
+            );
             let st = dnnl_primitive_desc_destroy(p as dnnl_primitive_desc_t);
-            fails.check(st == dnnl_invalid_arguments, || format!("pd_destroy({what}) -> {st}"));
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("pd_destroy({what}) -> {st}")
+            });
             let mut prim = null_mut();
             let st = dnnl_primitive_create(&mut prim, p);
-            fails.check(st == dnnl_invalid_arguments, || format!("primitive_create({what}) -> {st}"));
+            fails.check(st == dnnl_invalid_arguments, || {
+                format!("primitive_create({what}) -> {st}")
+            });
         }
         let st = dnnl_primitive_destroy(fp as dnnl_primitive_t);
-        fails.check(st == dnnl_invalid_arguments, || format!("primitive_destroy(foreign) -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("primitive_destroy(foreign) -> {st}")
+        });
         let st = dnnl_stream_destroy(fp as dnnl_stream_t);
-        fails.check(st == dnnl_invalid_arguments, || format!("stream_destroy(foreign) -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("stream_destroy(foreign) -> {st}")
+        });
         let st = dnnl_engine_destroy(fp as dnnl_engine_t);
-        fails.check(st == dnnl_invalid_arguments, || format!("engine_destroy(foreign) -> {st}"));
+        fails.check(st == dnnl_invalid_arguments, || {
+            format!("engine_destroy(foreign) -> {st}")
+        });
         // NULL is accepted by every destroy.
         for st in [
             dnnl_memory_destroy(null_mut()),
@@ -1150,7 +1326,13 @@ fn memory_create_refuses_runtime_dims_and_strides() {
     unsafe {
         let mut a = zero_md();
         assert_eq!(
-            dnnl_memory_desc_init_by_strides(&mut a, 4, dims.as_ptr(), dnnl_f32, rt_strides.as_ptr()),
+            dnnl_memory_desc_init_by_strides(
+                &mut a,
+                4,
+                dims.as_ptr(),
+                dnnl_f32,
+                rt_strides.as_ptr()
+            ),
             dnnl_success
         );
         let mut b = zero_md();
@@ -1191,7 +1373,10 @@ fn memory_allocate_refuses_malformed_descriptors() {
         let st = dnnl_memory_create(&mut m, &md, ctx.engine, null_mut());
         assert!(OK_STATUSES.contains(&st));
         if st == dnnl_success {
-            assert_eq!(dnnl_memory_set_data_handle(m, ALLOCATE), dnnl_invalid_arguments);
+            assert_eq!(
+                dnnl_memory_set_data_handle(m, ALLOCATE),
+                dnnl_invalid_arguments
+            );
             dnnl_memory_destroy(m);
         }
     }
@@ -1211,7 +1396,13 @@ fn spans_beyond_isize_max_are_refused() {
         let mut hostile = zero_md();
         let strides = [32i64, 8, 4, 1 << 62];
         assert_eq!(
-            dnnl_memory_desc_init_by_strides(&mut hostile, 4, dims.as_ptr(), dnnl_u8, strides.as_ptr()),
+            dnnl_memory_desc_init_by_strides(
+                &mut hostile,
+                4,
+                dims.as_ptr(),
+                dnnl_u8,
+                strides.as_ptr()
+            ),
             dnnl_success
         );
         let mut plain = zero_md();
@@ -1233,8 +1424,17 @@ fn spans_beyond_isize_max_are_refused() {
             dnnl_success
         );
         let mut pd = null_mut();
-        let st = dnnl_primitive_desc_create(&mut pd, &rd as *const _ as *const c_void, null(), ctx.engine, null());
-        assert!(st != dnnl_success && OK_STATUSES.contains(&st), "pd create -> {st}");
+        let st = dnnl_primitive_desc_create(
+            &mut pd,
+            &rd as *const _ as *const c_void,
+            null(),
+            ctx.engine,
+            null(),
+        );
+        assert!(
+            st != dnnl_success && OK_STATUSES.contains(&st),
+            "pd create -> {st}"
+        );
         // A valid primitive given a memory with the hostile layout refuses to execute.
         assert_eq!(
             dnnl_resampling_forward_desc_init(
@@ -1248,7 +1448,13 @@ fn spans_beyond_isize_max_are_refused() {
             dnnl_success
         );
         assert_eq!(
-            dnnl_primitive_desc_create(&mut pd, &rd as *const _ as *const c_void, null(), ctx.engine, null()),
+            dnnl_primitive_desc_create(
+                &mut pd,
+                &rd as *const _ as *const c_void,
+                null(),
+                ctx.engine,
+                null()
+            ),
             dnnl_success
         );
         let mut prim = null_mut();
@@ -1256,14 +1462,29 @@ fn spans_beyond_isize_max_are_refused() {
         let mut src = GuardedBuf::new(dnnl_memory_desc_get_size(&hostile), 0x11);
         let mut dst = GuardedBuf::new(32, 0x22);
         let (mut ms, mut md) = (null_mut(), null_mut());
-        assert_eq!(dnnl_memory_create(&mut ms, &hostile, ctx.engine, src.ptr().cast()), dnnl_success);
-        assert_eq!(dnnl_memory_create(&mut md, &plain, ctx.engine, dst.ptr().cast()), dnnl_success);
+        assert_eq!(
+            dnnl_memory_create(&mut ms, &hostile, ctx.engine, src.ptr().cast()),
+            dnnl_success
+        );
+        assert_eq!(
+            dnnl_memory_create(&mut md, &plain, ctx.engine, dst.ptr().cast()),
+            dnnl_success
+        );
         let args = [
-            dnnl_exec_arg_t { arg: DNNL_ARG_SRC, memory: ms },
-            dnnl_exec_arg_t { arg: DNNL_ARG_DST, memory: md },
+            dnnl_exec_arg_t {
+                arg: DNNL_ARG_SRC,
+                memory: ms,
+            },
+            dnnl_exec_arg_t {
+                arg: DNNL_ARG_DST,
+                memory: md,
+            },
         ];
         let st = dnnl_primitive_execute(prim, ctx.stream, 2, args.as_ptr());
-        assert!(st != dnnl_success && OK_STATUSES.contains(&st), "execute -> {st}");
+        assert!(
+            st != dnnl_success && OK_STATUSES.contains(&st),
+            "execute -> {st}"
+        );
         assert!(src.intact() && dst.intact());
         dnnl_memory_destroy(ms);
         dnnl_memory_destroy(md);

@@ -118,7 +118,11 @@ impl Rng {
             1 => f32::INFINITY,
             2 => f32::NEG_INFINITY,
             3 => self.pick(&[0.0, -0.0]),
-            4 => self.pick(&[f32::MIN_POSITIVE / 4.0, f32::from_bits(1), -f32::from_bits(1)]),
+            4 => self.pick(&[
+                f32::MIN_POSITIVE / 4.0,
+                f32::from_bits(1),
+                -f32::from_bits(1),
+            ]),
             5 => self.pick(&[f32::MAX, f32::MIN, 1e30, -1e30, 3e38]),
             6 => self.pick(&[1e-30, 1e-10, 1e-6]),
             7 => f32::from_bits(self.next() as u32),
@@ -256,7 +260,13 @@ pub fn install_guard() {
                 };
                 libc::setrlimit(libc::RLIMIT_AS, &new);
             }
-            for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT, libc::SIGILL, libc::SIGFPE] {
+            for sig in [
+                libc::SIGSEGV,
+                libc::SIGBUS,
+                libc::SIGABRT,
+                libc::SIGILL,
+                libc::SIGFPE,
+            ] {
                 libc::signal(sig, on_fatal as *const () as libc::sighandler_t);
             }
         }
@@ -280,8 +290,7 @@ pub fn install_guard() {
             .spawn(|| loop {
                 std::thread::sleep(Duration::from_millis(500));
                 let start = CASE_START.load(Ordering::Acquire);
-                if start != 0 && now_ms().saturating_sub(start) > CASE_TIMEOUT.as_millis() as u64
-                {
+                if start != 0 && now_ms().saturating_sub(start) > CASE_TIMEOUT.as_millis() as u64 {
                     let mut buf = [0u8; 256];
                     let n = case_text_bytes(&mut buf);
                     eprintln!(
@@ -369,9 +378,7 @@ pub fn run_case(
     begin_case(&label);
     let before = panics();
     let mut rng = Rng::for_case(seed ^ fnv(suite), index);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        f(&mut rng, fails, &label)
-    }));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut rng, fails, &label)));
     end_case();
     let after = panics();
     fails.check(r.is_ok() && after == before, || {
