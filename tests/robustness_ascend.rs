@@ -195,6 +195,7 @@ impl Api {
         )
     }
 
+    #[allow(clippy::too_many_arguments)] // the aclnn signatures
     unsafe fn phase1(
         self,
         src: *const aclTensor,

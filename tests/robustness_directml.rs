@@ -411,7 +411,8 @@ fn any_op(rng: &mut Rng) -> Op {
 
 unsafe fn check_op(rng: &mut Rng, fails: &mut Failures, label: &str) {
     let op = any_op(rng);
-    let mut h: *mut DMLOperator = 1 as *mut DMLOperator;
+    // A non-NULL sentinel: a refused create must reset it to NULL.
+    let mut h: *mut DMLOperator = std::ptr::NonNull::dangling().as_ptr();
     let hr = DMLCreateOperator(&op.desc, &mut h);
     fails.check(OK_HR.contains(&hr), || {
         format!("{label}: DMLCreateOperator -> {hr:#x}")

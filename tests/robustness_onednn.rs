@@ -94,12 +94,16 @@ fn span_of(md: &dnnl_memory_desc_t) -> Option<u128> {
         return Some(0);
     }
     let mut last = md.offset0 as i128 + inner_last;
-    for d in 0..nd {
-        let (p, s) = (md.padded_dims[d] as i128, b.strides[d] as i128);
-        if p < 0 || s < 0 || p % blocks[d] != 0 {
+    for ((&p, &s), &blk) in md.padded_dims[..nd]
+        .iter()
+        .zip(&b.strides[..nd])
+        .zip(&blocks)
+    {
+        let (p, s) = (p as i128, s as i128);
+        if p < 0 || s < 0 || p % blk != 0 {
             return None;
         }
-        last = last.checked_add((p / blocks[d] - 1).checked_mul(s)?)?;
+        last = last.checked_add((p / blk - 1).checked_mul(s)?)?;
     }
     u128::try_from((last + 1).checked_mul(es)?).ok()
 }
@@ -610,7 +614,7 @@ unsafe fn any_attr(rng: &mut Rng, dst_like: &dnnl_memory_desc_t) -> dnnl_primiti
 }
 
 fn arg_of_binary(k: c_int) -> c_int {
-    DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE * (k + 1) | DNNL_ARG_SRC_1
+    (DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE * (k + 1)) | DNNL_ARG_SRC_1
 }
 
 unsafe fn check_pd(rng: &mut Rng, fails: &mut Failures, label: &str, ctx: &Ctx) {

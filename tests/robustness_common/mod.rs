@@ -253,7 +253,7 @@ pub fn install_guard() {
                 rlim_max: 0,
             };
             if libc::getrlimit(libc::RLIMIT_AS, &mut cur) == 0 {
-                let lim = ADDRESS_SPACE_LIMIT.min(cur.rlim_max as u64);
+                let lim = ADDRESS_SPACE_LIMIT.min(cur.rlim_max);
                 let new = libc::rlimit {
                     rlim_cur: lim as libc::rlim_t,
                     rlim_max: cur.rlim_max,
