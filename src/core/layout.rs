@@ -95,7 +95,8 @@ impl Layout {
     }
 
     /// Bytes a buffer must hold for every (padded) element to be in bounds; 0 when the
-    /// tensor has no elements. `None` on arithmetic overflow.
+    /// tensor has no elements. `None` on arithmetic overflow or beyond `isize::MAX` (no
+    /// buffer, and no Rust slice, can be that large).
     pub fn span_bytes(&self) -> Option<usize> {
         if self.padded.contains(&0) {
             return Some(0);
@@ -107,7 +108,9 @@ impl Layout {
             last = last.checked_add(outer.checked_mul(self.strides[d])?)?;
             last = last.checked_add((b - 1).checked_mul(self.inner_strides[d])?)?;
         }
-        last.checked_add(1)?.checked_mul(self.dtype.size())
+        last.checked_add(1)?
+            .checked_mul(self.dtype.size())
+            .filter(|&b| b <= isize::MAX as usize)
     }
 
     /// Checks the internal consistency the kernels rely on.

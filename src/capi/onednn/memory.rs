@@ -67,7 +67,13 @@ impl dnnl_memory {
 
     fn set_handle(&self, h: *mut c_void) -> dnnl_status_t {
         if h == MEMORY_ALLOCATE {
-            let Some(buf) = Owned::new(alloc_bytes(&self.md)) else {
+            let Some(bytes) = alloc_bytes(&self.md) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory: the descriptor addresses no valid byte range to allocate",
+                );
+            };
+            let Some(buf) = Owned::new(bytes) else {
                 return refuse(dnnl_out_of_memory, "memory: allocation failed");
             };
             self.handle.store(buf.ptr as *mut c_void, Ordering::Release);
@@ -84,7 +90,7 @@ impl dnnl_memory {
 
 /// Bytes from the buffer start to one past the last (padded) element a blocked descriptor
 /// addresses, offset0 included. `None` for non-blocked, runtime, negative or overflowing
-/// descriptors.
+/// descriptors, and beyond `isize::MAX` (slices over the buffer could not exist).
 pub(crate) fn md_span_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
     if md.ndims == 0 {
         return Some(0);
@@ -121,13 +127,20 @@ pub(crate) fn md_span_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
         last = last.checked_add(((p / b - 1) as u64).checked_mul(s as u64)?)?;
     }
     last = last.checked_add(block_size - 1)?;
-    usize::try_from(last.checked_add(1)?.checked_mul(es as u64)?).ok()
+    usize::try_from(last.checked_add(1)?.checked_mul(es as u64)?)
+        .ok()
+        .filter(|&b| b <= isize::MAX as usize)
 }
 
-fn alloc_bytes(md: &dnnl_memory_desc_t) -> usize {
+/// Bytes `DNNL_MEMORY_ALLOCATE` allocates: what the descriptor addresses, or `get_size` when
+/// larger. `None` for a descriptor whose byte range cannot be computed (negative or
+/// overflowing sizes, strides or offset; `md_size` of such a descriptor is a wrapped,
+/// meaningless number).
+fn alloc_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
+    let span = md_span_bytes(md)?;
     let size = md_size(md);
     let size = if size == RUNTIME_SIZE_VAL { 0 } else { size };
-    size.max(md_span_bytes(md).unwrap_or(0))
+    Some(size.max(span))
 }
 
 pub(crate) unsafe fn memory_ref<'a>(m: *const dnnl_memory) -> Option<&'a dnnl_memory> {
@@ -152,11 +165,14 @@ pub unsafe extern "C" fn dnnl_memory_create(
         }
         let md = *memory_desc;
         if md.ndims != 0
-            && (md.format_kind == dnnl_format_kind_any || !(1..=12).contains(&md.ndims))
+            && (md.format_kind == dnnl_format_kind_any
+                || !(1..=12).contains(&md.ndims)
+                || has_runtime_dims_or_strides(&md))
         {
+            // As libdnnl 2.6.3: runtime dims or strides have no size to allocate or check.
             return refuse(
                 dnnl_invalid_arguments,
-                "memory_create: descriptor has format any or bad ndims",
+                "memory_create: descriptor has format any, bad ndims or runtime dims/strides",
             );
         }
         let m = dnnl_memory {
