@@ -98,6 +98,7 @@ pub fn build_c(src: &Path, out: &Path, include: &Path, lib: &Path) -> Result<(),
         .arg(format!("-L{}", lib.display()))
         .arg("-lresample")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-Wl,--disable-new-dtags")
         .args(&link)
         .arg("-lm");
     let o = cmd
@@ -133,7 +134,10 @@ fn main() {
         let name = src.file_stem().unwrap().to_string_lossy().to_string();
         let exe = out_dir.join(&name);
         let result = build_c(src, &exe, &root.join("include"), &lib).and_then(|()| {
+            // cargo puts target/<profile> on LD_LIBRARY_PATH, where a stale
+            // libresample.so.1 may lie; pin the library this run built.
             let o = Command::new(&exe)
+                .env("LD_LIBRARY_PATH", &lib)
                 .output()
                 .map_err(|e| format!("cannot run: {e}"))?;
             let tail: String = String::from_utf8_lossy(&o.stdout)

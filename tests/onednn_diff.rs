@@ -150,7 +150,10 @@ fn build_uncached(lib: Lib, issue3: bool) -> PathBuf {
                 .arg(&exe)
                 .arg(format!("-L{}", td.display()))
                 .arg("-lresample")
-                .arg(format!("-Wl,-rpath,{}", td.display()));
+                .arg(format!("-Wl,-rpath,{}", td.display()))
+                // DT_RPATH outranks LD_LIBRARY_PATH, which cargo points at target/<profile>
+                // (where a stale libresample.so.1 may lie).
+                .arg("-Wl,--disable-new-dtags");
         }
     }
     cmd.arg("-lm");
