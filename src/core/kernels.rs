@@ -955,6 +955,12 @@ pub(crate) unsafe fn lanes_rows(
     let raw = p.alg == Algorithm::Nearest
         && p.post_ops.is_empty()
         && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    // oneDNN's bf16 nearest is a bit copy with subnormal flush and NaN quieting.
+    let bf16_onednn = p.alg == Algorithm::Nearest
+        && p.post_ops.is_empty()
+        && s.dtype == DataType::Bf16
+        && d.dtype == DataType::Bf16
+        && p.numerics == super::dtype::Numerics::Onednn;
     let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
     let mut buf = vec![0f32; group * g.block];
     let mut runs = Runs::new(
@@ -972,6 +978,16 @@ pub(crate) unsafe fn lanes_rows(
         runs.advance();
         let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
         let pad = g.block - valid;
+        if bf16_onednn && sc.m == 0 {
+            for (o, tap) in pr.taps.iter().enumerate() {
+                let dp = b.dst.add((doff + o * dstep) * dsz);
+                simd::copy_bf16_onednn(b.src.add((sc.offs[0] + tap.0) * ssz), dp, valid);
+                if pad > 0 {
+                    std::ptr::write_bytes(dp.add(valid * dsz), 0, pad * dsz);
+                }
+            }
+            continue;
+        }
         if raw && sc.m == 0 {
             for (o, tap) in pr.taps.iter().enumerate() {
                 let dp = b.dst.add((doff + o * dstep) * dsz);

@@ -426,9 +426,62 @@ pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: us
     }
 }
 
+/// oneDNN's bf16 -> f32 -> bf16 round trip on the bits: subnormals flush to a signed zero,
+/// NaNs are quieted (`| 0x40`), everything else is unchanged.
+#[inline(always)]
+fn bf16_roundtrip_bits(b: u16) -> u16 {
+    let sub = b & 0x7F80 == 0;
+    let nan = b & 0x7FFF > 0x7F80;
+    if sub {
+        b & 0x8000
+    } else if nan {
+        b | 0x40
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+unsafe fn copy_bf16_body(src: *const u16, dst: *mut u16, n: usize) {
+    for i in 0..n {
+        dst.add(i)
+            .write_unaligned(bf16_roundtrip_bits(src.add(i).read_unaligned()));
+    }
+}
+
+/// Copies `n` bf16 values as oneDNN's nearest resampling does (through f32): equal to
+/// loading, converting and storing each value, without the conversions.
+pub(crate) unsafe fn copy_bf16_onednn(src: *const u8, dst: *mut u8, n: usize) {
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn avx512(src: *const u16, dst: *mut u16, n: usize) {
+        copy_bf16_body(src, dst, n)
+    }
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(src: *const u16, dst: *mut u16, n: usize) {
+        copy_bf16_body(src, dst, n)
+    }
+    let (s, d) = (src as *const u16, dst as *mut u16);
+    match isa() {
+        Isa::Avx512 if is_x86_feature_detected!("avx512bw") => avx512(s, d, n),
+        Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
+        Isa::Base => copy_bf16_body(s, d, n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bf16_bit_copy_equals_the_f32_round_trip() {
+        for b in 0..=u16::MAX {
+            let via_f32 = super::super::dtype::f32_to_bf16(
+                super::super::dtype::bf16_to_f32(b),
+                Numerics::Onednn,
+            );
+            assert_eq!(bf16_roundtrip_bits(b), via_f32, "{b:#06x}");
+        }
+    }
 
     #[test]
     fn branch_free_bf16_matches_scalar_rules() {
