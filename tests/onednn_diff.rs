@@ -368,6 +368,11 @@ fn is_float(dt: &str) -> bool {
 /// benchdnn: with an eltwise post-op in the chain, any element within this absolute
 /// difference passes (libdnnl's jit eltwise injectors use their own approximations).
 const ELTWISE_ABS: f64 = 2e-5;
+/// With an eltwise post-op, also this relative difference passes: libdnnl's jit eltwise
+/// injectors (exp, tanh, ...) differ from libm by an ulp or two, which the 2e-5 absolute rule
+/// does not cover at large values (exp() of 10 is 2.2e4). 4e-6 is the f32 threshold of
+/// benchdnn's eltwise driver.
+const ELTWISE_REL: f64 = 4e-6;
 /// benchdnn's x.5 check for integer results: an f32 value within this of a tie may round to
 /// either neighbour.
 const X5_ABS: f64 = 9e-6;
@@ -535,7 +540,7 @@ fn element_ok(
             let fscale = f.abs().max(mag.unwrap_or(0.0).abs());
             let mut window = X5_ABS.max(r.f32_trh * fscale);
             if r.eltwise {
-                window = window.max(ELTWISE_ABS);
+                window = window.max(ELTWISE_ABS).max(ELTWISE_REL * fscale);
             }
             let neighbours = [saturate(dt, lo), saturate(dt, lo + 1.0)];
             if (f - (lo + 0.5)).abs() <= window && neighbours.contains(&got) {
@@ -557,7 +562,7 @@ fn element_ok(
     if check <= r.trh {
         return Verdict::Tol;
     }
-    if r.eltwise && diff <= ELTWISE_ABS {
+    if r.eltwise && (diff <= ELTWISE_ABS || rel <= ELTWISE_REL) {
         return Verdict::Eltwise;
     }
     Verdict::Fail
@@ -816,6 +821,15 @@ fn compare_opts(
         if skip_values && e.values.is_some() {
             st.skipped_jit_bwd_ranges += 1;
         }
+        // ref:any, libdnnl's only implementation of the problem, has the sum defect: there
+        // is no expectation (counted, values not compared)
+        let no_expectation = e.has_info("I skip ref_any_sum_only_impl");
+        if no_expectation {
+            st.defects
+                .entry("ref_any_sum_only_impl (not compared)".into())
+                .or_default()
+                .0 += 1;
+        }
         let dims = result_dims(e);
         let r = rule(&e.meta);
         let rf = f32_rule(&e.meta);
@@ -843,6 +857,7 @@ fn compare_opts(
         ] {
             match (ev, gv) {
                 (None, None) => {}
+                _ if no_expectation => {}
                 (Some(_), None) | (None, Some(_)) => {
                     let _ = writeln!(
                         msg,
@@ -1514,8 +1529,9 @@ fn comparator_integer_x5_rule() {
     assert_eq!(v(r, "s8", "127", "126", Some(127.5)), Verdict::Fail);
     assert_eq!(v(r, "u8", "0", "1", Some(0.5)), Verdict::X5);
     // the window grows with the f32 computation's error at large magnitudes (s32)
-    assert_eq!(v(r, "s32", "1000000", "1000001", Some(1000000.56)), Verdict::X5);
-    assert_eq!(v(r, "s32", "1000000", "1000001", Some(1000000.75)), Verdict::Fail);
+    // (window 7 * 2^-23 * 1e5 = 0.083)
+    assert_eq!(v(r, "s32", "100000", "100001", Some(100000.56)), Verdict::X5);
+    assert_eq!(v(r, "s32", "100000", "100001", Some(100000.75)), Verdict::Fail);
     // s32 beyond 2^24: the f32 computation's own rounding (7 ulp relative)
     assert_eq!(v(r, "s32", "100000000", "100000008", Some(1e8)), Verdict::Tol);
     assert_eq!(v(r, "s32", "100000000", "100000200", Some(1e8)), Verdict::Fail);
@@ -1560,6 +1576,10 @@ fn comparator_eltwise_rule() {
     assert_eq!(v(r, 1000.0, 1000.0001), Verdict::Tol);
     assert_eq!(v(r, 1000.0, 1000.01), Verdict::Fail);
     assert_eq!(v(r, 0.01, 0.010_015), Verdict::Eltwise);
+    // large values: 4e-6 relative (1-2 ulp of a jit exp at 5e4) passes, 1e-5 not
+    let r = m("nearest fwd f32 f32 1");
+    assert_eq!(v(r, 50897.977, 50897.98), Verdict::Eltwise);
+    assert_eq!(v(r, 50897.977, 50898.5), Verdict::Fail);
 }
 
 #[test]

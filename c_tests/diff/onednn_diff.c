@@ -308,6 +308,11 @@ static void gen_problem(prob_t *p, uint64_t seed, int index, unsigned flags) {
      * (forward, as the first entry of a random chain), so that every run covers them */
     int sweep = (flags & F_POSTOPS) && index < N_ELTWISE + N_BINARY ? index + 1 : 0;
     if (sweep) p->bwd = 0;
+    /* with mixed types, the next 54 problems sweep the 25 src x dst pairs and two f16 ones,
+     * forward and backward */
+    int dbase = (flags & F_POSTOPS) ? N_ELTWISE + N_BINARY : 0;
+    int dsweep = (flags & F_MIXED) && index >= dbase && index < dbase + 54 ? index - dbase + 1 : 0;
+    if (dsweep) p->bwd = dsweep > 27;
     p->prop = chance(&r, 50) ? dnnl_forward_training : dnnl_forward_inference;
     p->alg = chance(&r, 50) ? dnnl_resampling_nearest : dnnl_resampling_linear;
     p->ndims = (int)rint_range(&r, 3, 5);
@@ -315,7 +320,7 @@ static void gen_problem(prob_t *p, uint64_t seed, int index, unsigned flags) {
     p->ic = rint_range(&r, 1, 20);
     int nsp = p->ndims - 2;
     dnnl_dim_t maxsz = p->ndims == 5 ? 16 : 64;
-    p->use_factors = chance(&r, 15);
+    p->use_factors = chance(&r, 15) && !dsweep;
     for (int i = 0; i < nsp; i++) {
         p->in_sp[i] = pick_size(&r, maxsz);
         if (p->use_factors) {
@@ -388,6 +393,18 @@ static void gen_problem(prob_t *p, uint64_t seed, int index, unsigned flags) {
         p->dt_in = p->dt_out = pick_dt(&r, flags);
     }
 
+    if (dsweep) {
+        static const dnnl_data_type_t all[5] = {dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8};
+        int j = (dsweep - 1) % 27;
+        if (j < 25) {
+            p->dt_in = all[j % 5];
+            p->dt_out = all[j / 5];
+        } else if (flags & F_F16) {
+            p->dt_in = dnnl_f16;
+            p->dt_out = j == 25 ? dnnl_f16 : all[index % 5];
+        }
+    }
+
     /* layouts: the "in" tensor is given; the "out" one is the same, any, or (xtag) other */
     p->lay_in = pick_layout(&r, flags);
     p->perm_in = chance(&r, 50);
@@ -449,9 +466,9 @@ static void gen_problem(prob_t *p, uint64_t seed, int index, unsigned flags) {
             po->alg = all_binary[k - N_ELTWISE];
         }
     }
-    if ((flags & F_POSTOPS) && p->bwd && chance(&r, 5)) gen_postops(&r, p, 1); /* unimpl */
+    if ((flags & F_POSTOPS) && p->bwd && chance(&r, 5) && !dsweep) gen_postops(&r, p, 1); /* unimpl */
 
-    if ((flags & F_EDGE) && chance(&r, 8) && !sweep) {
+    if ((flags & F_EDGE) && chance(&r, 8) && !sweep && !dsweep) {
         p->edge = (int)rint_range(&r, 1, E_COUNT - 1);
         p->n_po = 0;
         if (p->edge == E_BWD_NO_HINT || p->edge == E_BWD_ATTR) p->bwd = 1;
@@ -1013,11 +1030,13 @@ typedef struct {
     int plain;   /* given tensors in plain (abx) layouts: the ref:any sum workaround */
     int emu_f16; /* f16 tensors as f32 tensors holding f16 values, output rounded to f16 */
     int f32_out; /* the result tensor in f32: its value before the final conversion */
-    char vtag;   /* value block tag: 'V' (output) or 'F' (f32 output) */
+    int mag;     /* only the magnitude run: |src|, |old dst|, the sums with |scale|, no other
+                    post-op; printed as the vtag block */
+    char vtag;   /* value block tag: 'V' (output), 'F' (f32 output), 'A' / 'G' (mag runs) */
 } variant_t;
 
 /* exec_problem results */
-enum { R_OK, R_FAIL, R_DEFECT, R_F16_UNIMPL };
+enum { R_OK, R_FAIL, R_DEFECT, R_F16_UNIMPL, R_NO_ALT };
 
 static int has_f16(const prob_t *p) { return p->dt_in == dnnl_f16 || p->dt_out == dnnl_f16; }
 static int has_sum(const prob_t *p) {
@@ -1072,11 +1091,24 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
             p->dt_in = dnnl_f32;
         else
             p->dt_out = dnnl_f32;
-        /* a tensor made from factors would take the other one's data type: give the dims */
+        /* a tensor made from factors would take the other one's data type: give the dims
+         * (edge cases acting on the dst md had no effect there) */
         if (p->lay_out == L_NULL) {
             p->lay_out = L_ANY;
             p->use_factors = 0;
+            if (p->edge == E_C_MISMATCH || p->edge == E_MB_MISMATCH
+                    || p->edge == E_NDIMS_MISMATCH || p->edge == E_RUNTIME_DIM)
+                p->edge = E_NONE;
         }
+    }
+    if (v->mag) {
+        int n = 0;
+        for (int i = 0; i < p->n_po; i++)
+            if (p->po[i].kind == 0) {
+                p->po[n] = p->po[i];
+                p->po[n++].scale = fabsf(p->po[i].scale);
+            }
+        p->n_po = n;
     }
     /* the value distributions (and f16 rounding) of the generated problem */
     dnnl_data_type_t val_src = p0->bwd ? p0->dt_out : p0->dt_in; /* computed-from tensor */
@@ -1203,7 +1235,15 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
         }
         /* libdnnl defects worked around by running the problem again with plain layouts
          * (only the real libdnnl names its implementations "ref:any" / "simple:any") */
-        if (!v->plain && !strncmp(impl, "ref:any", 7) && has_sum(p)) defect = "ref_any_sum";
+        dnnl_data_type_t rdt = p->bwd ? p->dt_in : p->dt_out;
+        if (!strncmp(impl, "ref:any", 7) && has_sum(p) && rdt != dnnl_u8) {
+            /* (it reads the byte at the element offset: right for u8 only) */
+            if (v->plain) {
+                ret = R_NO_ALT; /* ref:any is libdnnl's only implementation of the problem */
+                goto done;
+            }
+            defect = "ref_any_sum";
+        }
         if (!v->plain && !strncmp(impl, "simple:any", 10) && has_bin_nonscalar(p)
                 && !md_is_plain(dnnl_primitive_desc_query_md(
                         pd, p->bwd ? dnnl_query_diff_src_md : dnnl_query_dst_md, 0)))
@@ -1224,6 +1264,7 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
         s = make_mem(c, "in_mem_create", &m_in, md_in, 0, &u_in);
         if (s != dnnl_success) goto done;
         fill(&dr, mem_ptr(m_in), md_in, fill_mode, val_src);
+        if (v->mag) make_abs(mem_ptr(m_in), md_in);
         if (c->flags & F_INPUTS) info_values(c, "input", mem_ptr(m_in), md_in);
         s = make_mem(c, "out_mem_create", &m_out, md_out, p->alloc_lib, &u_out);
         if (s != dnnl_success) goto done;
@@ -1238,6 +1279,7 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
                 store(h, md_off(md_out, pos), md_out->data_type, x);
             }
             if ((c->flags & F_INPUTS) && has_sum(p)) info_values(c, "dst_before", h, md_out);
+            if (v->mag) make_abs(h, md_out);
         }
         dnnl_exec_arg_t args[4 + MAX_PO];
         int na = 0;
@@ -1289,6 +1331,7 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
         }
         dump_values(c->vo, v->vtag, mem_ptr(m_out), md_out, print_f16);
         ret = R_OK;
+        if (v->mag) goto done;
         /* linear or backward, without post-ops: run again on |input|. By linearity
          * (weights >= 0) that output is sum(w_i * |x_i|), the magnitude the rounding error of
          * each output scales with; the comparator uses it as the denominator of the relative
@@ -1350,7 +1393,7 @@ static int exec_quiet(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode,
  * check needs it), and for linear / backward without post-ops its |input| run as 'G'. */
 static void run_problem(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode) {
     describe(c->o, p);
-    variant_t v = {0, 0, 0, 'V'};
+    variant_t v = {.vtag = 'V'};
     int r = exec_problem(c, p, seed, fill_mode, &v);
     if (r == R_F16_UNIMPL) {
         fprintf(c->o, "I f16_emulated\n");
@@ -1362,6 +1405,19 @@ static void run_problem(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode)
     if (r == R_DEFECT) {
         v.plain = 1;
         r = exec_quiet(c, p, seed, fill_mode, &v);
+        if (r == R_NO_ALT) fprintf(c->o, "I skip ref_any_sum_only_impl\n");
+    }
+    /* the magnitude of a linear / backward problem with post-ops (without them, exec_problem
+     * prints it): its interpolation on |input| plus the |sum| terms */
+    int need_mag = p->alg == dnnl_resampling_linear || p->bwd;
+    if (r == R_OK && need_mag && p->n_po) {
+        variant_t m = v;
+        m.mag = 1;
+        m.vtag = 'A';
+        if (exec_quiet(c, p, seed, fill_mode, &m) == R_DEFECT) {
+            m.plain = 1;
+            exec_quiet(c, p, seed, fill_mode, &m);
+        }
     }
     dnnl_data_type_t res_dt = p->bwd ? p->dt_in : p->dt_out;
     if (r == R_OK && is_int_dt(res_dt)
@@ -1372,6 +1428,14 @@ static void run_problem(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode)
         if (exec_quiet(c, p, seed, fill_mode, &f) == R_DEFECT) {
             f.plain = 1;
             exec_quiet(c, p, seed, fill_mode, &f);
+        }
+        if (need_mag && p->n_po) {
+            f.mag = 1;
+            f.vtag = 'G';
+            if (exec_quiet(c, p, seed, fill_mode, &f) == R_DEFECT) {
+                f.plain = 1;
+                exec_quiet(c, p, seed, fill_mode, &f);
+            }
         }
     }
     fprintf(c->o, "X\n");
