@@ -401,7 +401,11 @@ fn rule(meta: &[String]) -> Rule {
     // backward sums them in another order than ref:any (1-ulp differences on random data,
     // see `tolerance_admits_onednn_jit_vs_ref`), so it gets the linear backward threshold.
     // With an eltwise post-op, benchdnn's 2e-5 rule applies on top of the threshold 0.
-    let nearest_fwd = alg == "nearest" && dir == "fwd";
+    // A sum post-op computes: libdnnl's jit adds it with an FMA (1-ulp differences from
+    // ref:any's multiply-then-add on random data), so forward nearest with a sum gets the
+    // linear threshold (and the x.5 check).
+    let sum = get(6) == "1";
+    let nearest_fwd = alg == "nearest" && dir == "fwd" && !sum;
     let bit_exact = nearest_fwd && !eltwise;
     // benchdnn: FWD sdt = src (dt_in), ddt = dst (dt_out); BWD sdt = diff_src (dt_in),
     // ddt = diff_dst (dt_out)
@@ -551,6 +555,13 @@ fn element_ok(
         if diff <= r.f32_trh * scale {
             return Verdict::Tol;
         }
+        // eltwise: its relative rule (below), for large integer results
+        if r.eltwise
+            && exp.abs() > 0.0
+            && diff / exp.abs() <= ELTWISE_REL.max(r.f32_trh * mag.unwrap_or(0.0).abs())
+        {
+            return Verdict::Eltwise;
+        }
         return Verdict::Fail;
     }
     let rel = if scale > f32::MIN_POSITIVE as f64 {
@@ -562,8 +573,22 @@ fn element_ok(
     if check <= r.trh {
         return Verdict::Tol;
     }
-    if r.eltwise && (diff <= ELTWISE_ABS || rel <= ELTWISE_REL) {
-        return Verdict::Eltwise;
+    // eltwise: also relative to |exp|, by at least 4e-6 and by the error of the eltwise's
+    // input propagated through it: an error d of x becomes a relative error d of exp(x)
+    // (the steepest function of the list), and d <= 7 * 2^-23 * magnitude
+    if r.eltwise {
+        let rel_e = if exp.abs() > f32::MIN_POSITIVE as f64 {
+            diff / exp.abs()
+        } else {
+            diff
+        };
+        // (a bf16 / f16 result: plus one ulp of it, the f32 value may sit at a rounding tie)
+        let trh_e = ELTWISE_REL
+            .max(r.f32_trh * mag.unwrap_or(0.0).abs())
+            .max(if dt == "f32" { 0.0 } else { eps(dt) });
+        if diff <= ELTWISE_ABS || rel <= ELTWISE_REL || rel_e <= trh_e {
+            return Verdict::Eltwise;
+        }
     }
     Verdict::Fail
 }
@@ -838,8 +863,7 @@ fn compare_opts(
                 .and_then(|(dt, v)| v.get(i).and_then(|t| value(dt, t)))
         };
         // evidence of a defect: how many of the defective implementation's values are wrong
-        if let (Some((edt, ev)), Some((_, bv)), Some(d)) =
-            (&e.values, &e.buggy, e.defects().last())
+        if let (Some((edt, ev)), Some((_, bv)), Some(d)) = (&e.values, &e.buggy, e.defects().last())
         {
             let entry = st.defects.entry(d.to_string()).or_default();
             for (i, (x, y)) in ev.iter().zip(bv.iter()).enumerate() {
@@ -858,6 +882,9 @@ fn compare_opts(
             match (ev, gv) {
                 (None, None) => {}
                 _ if no_expectation => {}
+                // the f32 value is auxiliary: libdnnl may have no defect-free implementation
+                // of the f32-result problem (ref:any sum) while it has one for the real one
+                (None, Some(_)) if what.starts_with("f32") => {}
                 (Some(_), None) | (None, Some(_)) => {
                     let _ = writeln!(
                         msg,
@@ -1012,7 +1039,10 @@ fn differential(extra: &[&str], tag: &str) -> (String, Stats) {
     let g = run(&ours, &args, &format!("{tag}_ours"));
     match compare_opts("oneDNN", &e, "libresample", &g, Opts::default()) {
         Ok(s) => {
-            eprintln!("onednn_diff {tag} (seed {seed}, count {count}): {}", s.summary());
+            eprintln!(
+                "onednn_diff {tag} (seed {seed}, count {count}): {}",
+                s.summary()
+            );
             (e, s)
         }
         Err(report) => panic!(
@@ -1061,13 +1091,22 @@ fn coverage(dump: &str) -> Vec<String> {
         let (_, _, dir, _, alg, dts) = (t.next(), t.next(), t.next(), t.next(), t.next(), t.next());
         let (dir, alg, dts) = (dir.unwrap_or(""), alg.unwrap_or(""), dts.unwrap_or(""));
         seen.insert(format!("{dir} {alg}"));
-        seen.insert(format!("{} {dts}", if dir == "forward" { "fwd" } else { "bwd" }));
+        seen.insert(format!(
+            "{} {dts}",
+            if dir == "forward" { "fwd" } else { "bwd" }
+        ));
         for tok in b.header.split(' ') {
             if let Some(l) = tok.strip_prefix("in=") {
-                seen.insert(format!("in={}", l.trim_end_matches("(cl)").trim_end_matches("(cf)")));
+                seen.insert(format!(
+                    "in={}",
+                    l.trim_end_matches("(cl)").trim_end_matches("(cf)")
+                ));
             }
             if let Some(l) = tok.strip_prefix("out=") {
-                seen.insert(format!("out={}", l.trim_end_matches("(cl)").trim_end_matches("(cf)")));
+                seen.insert(format!(
+                    "out={}",
+                    l.trim_end_matches("(cl)").trim_end_matches("(cf)")
+                ));
             }
             if let Some(po) = tok.strip_prefix("post_ops=") {
                 for op in po.split('+') {
@@ -1090,7 +1129,10 @@ fn coverage(dump: &str) -> Vec<String> {
                     .to_string()
             };
             let (i, o) = (lay("in="), lay("out="));
-            if !["any", "null"].contains(&i.as_str()) && !["any", "null"].contains(&o.as_str()) && i != o {
+            if !["any", "null"].contains(&i.as_str())
+                && !["any", "null"].contains(&o.as_str())
+                && i != o
+            {
                 seen.insert("src tag != dst tag".into());
             }
         }
@@ -1125,8 +1167,7 @@ fn coverage(dump: &str) -> Vec<String> {
     want.push("sum_v2".into());
     for e in [
         0x1f, 0x2f, 0x3f, 0x4f, 0x5f, 0x6f, 0x7f, 0x8f, 0x9f, 0xaf, 0xbf, 0xcf, 0xdf, 0xef, 0xff,
-        0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x100, 0x101, 0x102, 0x103, 0x104, 0x105,
-        0x106,
+        0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x100, 0x101, 0x102, 0x103, 0x104, 0x105, 0x106,
     ] {
         want.push(format!("eltwise_{e:#x}"));
     }
@@ -1507,7 +1548,13 @@ fn comparator_bf16_and_backward_thresholds() {
     assert_eq!(r.trh, 7.0 * 2f64.powi(-10));
     assert!(ok(r, "f16", "3f800000", "3f802000", None)); // 1.0 vs 1.0009766 (1 f16 ulp)
     assert!(!ok(r, "f16", "3f800000", "3f810000", None)); // 8 f16 ulps
-    assert!(!ok(m("nearest fwd f16 f16 0"), "f16", "3f800000", "3f802000", None));
+    assert!(!ok(
+        m("nearest fwd f16 f16 0"),
+        "f16",
+        "3f800000",
+        "3f802000",
+        None
+    ));
 }
 
 #[test]
@@ -1530,17 +1577,42 @@ fn comparator_integer_x5_rule() {
     assert_eq!(v(r, "u8", "0", "1", Some(0.5)), Verdict::X5);
     // the window grows with the f32 computation's error at large magnitudes (s32)
     // (window 7 * 2^-23 * 1e5 = 0.083)
-    assert_eq!(v(r, "s32", "100000", "100001", Some(100000.56)), Verdict::X5);
-    assert_eq!(v(r, "s32", "100000", "100001", Some(100000.75)), Verdict::Fail);
+    assert_eq!(
+        v(r, "s32", "100000", "100001", Some(100000.56)),
+        Verdict::X5
+    );
+    assert_eq!(
+        v(r, "s32", "100000", "100001", Some(100000.75)),
+        Verdict::Fail
+    );
     // s32 beyond 2^24: the f32 computation's own rounding (7 ulp relative)
-    assert_eq!(v(r, "s32", "100000000", "100000008", Some(1e8)), Verdict::Tol);
-    assert_eq!(v(r, "s32", "100000000", "100000200", Some(1e8)), Verdict::Fail);
+    assert_eq!(
+        v(r, "s32", "100000000", "100000008", Some(1e8)),
+        Verdict::Tol
+    );
+    assert_eq!(
+        v(r, "s32", "100000000", "100000200", Some(1e8)),
+        Verdict::Fail
+    );
     // NaN converts to an implementation-defined integer
-    assert_eq!(v(r, "s32", "-2147483648", "2147483520", Some(f64::NAN)), Verdict::NanToInt);
-    assert_eq!(v(r, "s32", "-2147483648", "2147483520", Some(7.0)), Verdict::Fail);
+    assert_eq!(
+        v(r, "s32", "-2147483648", "2147483520", Some(f64::NAN)),
+        Verdict::NanToInt
+    );
+    assert_eq!(
+        v(r, "s32", "-2147483648", "2147483520", Some(7.0)),
+        Verdict::Fail
+    );
     // nearest forward (a copy): exact, even at a tie
     let r = m("nearest fwd f32 s8 0");
     assert_eq!(v(r, "s8", "4", "5", Some(4.5)), Verdict::Fail);
+    // ... but not with a sum post-op (computed, FMA in libdnnl's jit)
+    let r = m("nearest fwd f32 s8 0 1 1");
+    assert_eq!(v(r, "s8", "4", "5", Some(4.5)), Verdict::X5);
+    assert_eq!(v(r, "s8", "4", "5", Some(4.4)), Verdict::Fail);
+    let r = m("nearest fwd f32 f32 0 1 1");
+    assert!(!r.bit_exact);
+    assert_eq!(r.trh, 7.0 * 2f64.powi(-23));
     // backward sums are computed values: the x.5 rule applies
     let r = m("nearest bwd u8 f32 0 3");
     assert_eq!(v(r, "u8", "4", "5", Some(4.5)), Verdict::X5);
@@ -1580,6 +1652,10 @@ fn comparator_eltwise_rule() {
     let r = m("nearest fwd f32 f32 1");
     assert_eq!(v(r, 50897.977, 50897.98), Verdict::Eltwise);
     assert_eq!(v(r, 50897.977, 50898.5), Verdict::Fail);
+    // bf16 result with eltwise: one bf16 ulp (6.59375 vs 6.625) passes, two not
+    let rb = |e: &str, g: &str| element_ok(r, "bf16", e, g, None, None, false);
+    assert_eq!(rb("40d30000", "40d40000"), Verdict::Eltwise);
+    assert_eq!(rb("40d30000", "40d50000"), Verdict::Fail);
 }
 
 #[test]

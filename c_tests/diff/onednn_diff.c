@@ -32,7 +32,7 @@
  *
  * Dump format (text, one item per line; the comparator in tests/onednn_diff.rs parses it):
  *   P <index> <human readable description>
- *   T <alg> <dir> <dt_in> <dt_out> <eltwise> <terms>
+ *   T <alg> <dir> <dt_in> <dt_out> <eltwise> <terms> <sum>
  *                                              test meta: dt_in = fwd src / bwd diff_src,
  *                                              dt_out = fwd dst / bwd diff_dst, terms = the
  *                                              most values one bwd output element sums
@@ -558,8 +558,11 @@ static void describe(FILE *o, const prob_t *p) {
             long k = (out + in - 1) / in + 1;
             terms *= p->alg == dnnl_resampling_linear ? 2 * k : k;
         }
-    fprintf(o, "T %s %s %s %s %d %ld\n", p->alg == dnnl_resampling_nearest ? "nearest" : "linear",
-            p->bwd ? "bwd" : "fwd", dt_name(p->dt_in), dt_name(p->dt_out), elt, terms);
+    int sum = 0;
+    for (int i = 0; i < p->n_po; i++)
+        if (p->po[i].kind == 0) sum = 1;
+    fprintf(o, "T %s %s %s %s %d %ld %d\n", p->alg == dnnl_resampling_nearest ? "nearest" : "linear",
+            p->bwd ? "bwd" : "fwd", dt_name(p->dt_in), dt_name(p->dt_out), elt, terms, sum);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1407,9 +1410,9 @@ static void run_problem(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode)
         r = exec_quiet(c, p, seed, fill_mode, &v);
         if (r == R_NO_ALT) fprintf(c->o, "I skip ref_any_sum_only_impl\n");
     }
-    /* the magnitude of a linear / backward problem with post-ops (without them, exec_problem
-     * prints it): its interpolation on |input| plus the |sum| terms */
-    int need_mag = p->alg == dnnl_resampling_linear || p->bwd;
+    /* the magnitude of a linear / backward / sum problem with post-ops (without them,
+     * exec_problem prints it): its interpolation on |input| plus the |sum| terms */
+    int need_mag = p->alg == dnnl_resampling_linear || p->bwd || has_sum(p);
     if (r == R_OK && need_mag && p->n_po) {
         variant_t m = v;
         m.mag = 1;
