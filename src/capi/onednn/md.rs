@@ -282,9 +282,10 @@ pub(crate) fn matches_strictly(t: &dnnl_memory_desc_t, like: &dnnl_memory_desc_t
         && a.strides[..n] == b.strides[..n]
 }
 
-/// True when libdnnl 2.6.3 runs a backward problem on its AVX-512 jit kernel: equal f32 or
-/// bf16 types, no zero-sized dim, and diff_src and diff_dst both in one of the tags
-/// nCx8c, nCx16c, nxc (`jit_avx512_common_resampling_bwd_t::pd_t::init`).
+/// True when libdnnl 2.6.3 runs a backward problem on its AVX-512 jit kernel: diff_src and
+/// diff_dst of any of f32, bf16, s32, s8, u8 (mixed types too), no zero-sized dim, and both
+/// in the same one of the tags nCx8c, nCx16c, nxc
+/// (`jit_avx512_common_resampling_bwd_t::pd_t::init`).
 pub(crate) fn onednn_jit_backward(
     diff_src: &dnnl_memory_desc_t,
     diff_dst: &dnnl_memory_desc_t,
@@ -297,9 +298,12 @@ pub(crate) fn onednn_jit_backward(
         5 => &[dnnl_nCdhw8c, dnnl_nCdhw16c, dnnl_ndhwc],
         _ => return false,
     };
-    let dt = diff_src.data_type;
-    if dt != diff_dst.data_type
-        || !(dt == dnnl_f32 || dt == dnnl_bf16)
+    // any pair of the CPU data types (f16 has no CPU support in 2.6.3), mixed ones too
+    let supported = |dt: dnnl_data_type_t| {
+        dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_s32 || dt == dnnl_s8 || dt == dnnl_u8
+    };
+    if !supported(diff_src.data_type)
+        || !supported(diff_dst.data_type)
         || diff_src.dims[..nd].contains(&0)
         || diff_dst.dims[..nd].contains(&0)
     {
