@@ -187,8 +187,10 @@ pub fn binary(op: BinaryOp, a: f32, b: f32) -> f32 {
         }
         BinaryOp::Div => a / b,
         BinaryOp::Sub => a - b,
-        BinaryOp::Ge => cmp(a >= b),
-        BinaryOp::Gt => cmp(a > b),
+        // oneDNN's jit (its default) compares with the unordered predicates NLT/NLE:
+        // ge and gt are true when either side is NaN; le, lt, eq are ordered, ne unordered.
+        BinaryOp::Ge => cmp(!(a < b)),
+        BinaryOp::Gt => cmp(!(a <= b)),
         BinaryOp::Le => cmp(a <= b),
         BinaryOp::Lt => cmp(a < b),
         BinaryOp::Eq => cmp(a == b),
@@ -226,5 +228,29 @@ mod tests {
         assert_eq!(eltwise(EltwiseAlg::SoftRelu, 100.0, 0.0, 0.0), 100.0);
         assert_eq!(eltwise(EltwiseAlg::Pow, 3.0, 2.0, 2.0), 18.0);
         assert_eq!(eltwise(EltwiseAlg::Linear, 3.0, 2.0, 1.0), 7.0);
+    }
+}
+
+#[cfg(test)]
+mod comparison_tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_follow_onednn_jit_predicates_on_nan() {
+        let n = f32::NAN;
+        let on = |op| {
+            [
+                binary(op, n, 1.0),
+                binary(op, 1.0, n),
+                binary(op, 2.0, 1.0),
+                binary(op, 1.0, 1.0),
+            ]
+        };
+        assert_eq!(on(BinaryOp::Ge), [1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(on(BinaryOp::Gt), [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(on(BinaryOp::Le), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(on(BinaryOp::Lt), [0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(on(BinaryOp::Eq), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(on(BinaryOp::Ne), [1.0, 1.0, 1.0, 0.0]);
     }
 }
