@@ -2,6 +2,7 @@
 //! Formulas follow oneDNN 2.6 `math_utils.hpp` (f32, libm calls as in C).
 
 use super::layout::Layout;
+use std::cmp::Ordering;
 
 /// Eltwise algorithms (oneDNN 2.6 forward set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -189,8 +190,11 @@ pub fn binary(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Sub => a - b,
         // oneDNN's jit (its default) compares with the unordered predicates NLT/NLE:
         // ge and gt are true when either side is NaN; le, lt, eq are ordered, ne unordered.
-        BinaryOp::Ge => cmp(!(a < b)),
-        BinaryOp::Gt => cmp(!(a <= b)),
+        BinaryOp::Ge => cmp(!matches!(a.partial_cmp(&b), Some(Ordering::Less))),
+        BinaryOp::Gt => cmp(!matches!(
+            a.partial_cmp(&b),
+            Some(Ordering::Less | Ordering::Equal)
+        )),
         BinaryOp::Le => cmp(a <= b),
         BinaryOp::Lt => cmp(a < b),
         BinaryOp::Eq => cmp(a == b),
