@@ -95,40 +95,59 @@ pub fn f32_to_bf16(v: f32, numerics: Numerics) -> u16 {
 const S32_MAX_F: f32 = 2147483520.0;
 const S32_MIN_F: f32 = -2147483648.0;
 
-#[inline(always)]
-fn clamp_round(v: f32, lo: f32, hi: f32) -> f32 {
-    // Clamping first keeps NaN as NaN; `as` then maps NaN to 0, deterministically.
-    let c = if v < lo {
-        lo
-    } else if v > hi {
-        hi
-    } else {
-        v
-    };
-    c.round_ties_even()
+/// How one face stores f32 into an integer type: clamp to `[lo, hi]`, round half to even,
+/// and what a NaN becomes. The single source of these rules for scalar and vector stores.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IntStore {
+    pub lo: f32,
+    pub hi: f32,
+    pub nan: f32,
 }
 
-/// NaN to integer: 0 (through the clamp) except for oneDNN's reorder, which gives `fill`.
-#[inline(always)]
-fn nan_fill(v: f32, numerics: Numerics, fill: f32) -> f32 {
-    if numerics == Numerics::OnednnReorder && v.is_nan() {
-        fill
-    } else {
-        v
+impl IntStore {
+    /// NaN: 0 for s8/u8 (except oneDNN's reorder: s8 127); for s32 oneDNN's resampling
+    /// stores `(int)nearbyintf(NaN)`, the x86 "integer indefinite" INT_MIN, its reorder
+    /// (`jit:uni`) 2147483520, IEEE faces 0.
+    pub(crate) fn new(dt: DataType, numerics: Numerics) -> Option<Self> {
+        let reorder = numerics == Numerics::OnednnReorder;
+        match dt {
+            DataType::S8 => Some(IntStore {
+                lo: -128.0,
+                hi: 127.0,
+                nan: if reorder { 127.0 } else { 0.0 },
+            }),
+            DataType::U8 => Some(IntStore {
+                lo: 0.0,
+                hi: 255.0,
+                nan: 0.0,
+            }),
+            DataType::S32 => Some(IntStore {
+                lo: S32_MIN_F,
+                hi: S32_MAX_F,
+                nan: match numerics {
+                    Numerics::Onednn => S32_MIN_F,
+                    Numerics::OnednnReorder => S32_MAX_F,
+                    Numerics::Ieee => 0.0,
+                },
+            }),
+            _ => None,
+        }
     }
-}
 
-/// NaN to s32: oneDNN's resampling (`ref:any`, `simple:any`) stores `(int)nearbyintf(NaN)`,
-/// the x86 "integer indefinite" INT_MIN; its reorder (`jit:uni`) gives 2147483520.
-#[inline(always)]
-fn nan_fill_s32(v: f32, numerics: Numerics) -> f32 {
-    if !v.is_nan() {
-        return v;
-    }
-    match numerics {
-        Numerics::Onednn => S32_MIN_F,
-        Numerics::OnednnReorder => S32_MAX_F,
-        Numerics::Ieee => v,
+    /// The stored integer value (as i32), written with selects so loops vectorise.
+    #[inline(always)]
+    pub(crate) fn apply(self, v: f32) -> i32 {
+        let v = if v.is_nan() { self.nan } else { v };
+        let c = if v < self.lo {
+            self.lo
+        } else if v > self.hi {
+            self.hi
+        } else {
+            v
+        };
+        // SAFETY: `c` is not NaN and lies in [lo, hi] ⊆ [-2^31, 2147483520], so it converts
+        // exactly; the unchecked form lets the loop vectorise (no saturation fix-up).
+        unsafe { c.round_ties_even().to_int_unchecked::<i32>() }
     }
 }
 
@@ -160,13 +179,13 @@ pub unsafe fn store_f32(p: *mut u8, dt: DataType, v: f32, numerics: Numerics) {
         DataType::F16 => (p as *mut u16).write_unaligned(half::f16::from_f32(v).to_bits()),
         DataType::Bf16 => (p as *mut u16).write_unaligned(f32_to_bf16(v, numerics)),
         DataType::S32 => {
-            let r = clamp_round(nan_fill_s32(v, numerics), S32_MIN_F, S32_MAX_F);
-            (p as *mut i32).write_unaligned(r as i32)
+            let r = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v));
+            (p as *mut i32).write_unaligned(r)
         }
         DataType::S8 => {
-            *(p as *mut i8) = clamp_round(nan_fill(v, numerics, 127.0), -128.0, 127.0) as i8
+            *(p as *mut i8) = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v)) as i8
         }
-        DataType::U8 => *p = clamp_round(nan_fill(v, numerics, 0.0), 0.0, 255.0) as u8,
+        DataType::U8 => *p = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v)) as u8,
         DataType::F64 => (p as *mut f64).write_unaligned(v as f64),
     }
 }

@@ -271,12 +271,55 @@ pub(crate) unsafe fn store_contiguous(
             std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
         }
         DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
-        other => {
-            let sz = other.size();
+        other => store_converted(other, numerics, vals, dst),
+    }
+}
+
+/// The remaining types through the one conversion routine ([`super::dtype::store_f32`]),
+/// instantiated per type so the type match leaves the loop, and under AVX2 so
+/// `round_ties_even` is an instruction rather than a libm call.
+#[inline(always)]
+unsafe fn store_converted_body(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
+    use super::dtype::store_f32;
+    macro_rules! each {
+        ($t:expr, $sz:expr) => {
             for (l, &v) in vals.iter().enumerate() {
-                super::dtype::store_f32(dst.add(l * sz), other, v, numerics);
+                store_f32(dst.add(l * $sz), $t, v, numerics);
+            }
+        };
+    }
+    let q = super::dtype::IntStore::new(dt, numerics);
+    match (dt, q) {
+        (DataType::S8, Some(q)) => {
+            for (l, &v) in vals.iter().enumerate() {
+                *(dst as *mut i8).add(l) = q.apply(v) as i8;
             }
         }
+        (DataType::U8, Some(q)) => {
+            for (l, &v) in vals.iter().enumerate() {
+                *dst.add(l) = q.apply(v) as u8;
+            }
+        }
+        (DataType::S32, Some(q)) => {
+            for (l, &v) in vals.iter().enumerate() {
+                (dst as *mut i32).add(l).write_unaligned(q.apply(v));
+            }
+        }
+        (DataType::F16, _) => each!(DataType::F16, 2),
+        (other, _) => each!(other, other.size()),
+    }
+}
+
+unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
+        store_converted_body(dt, numerics, vals, dst)
+    }
+    match isa() {
+        Isa::Avx512 | Isa::Avx2 if is_x86_feature_detected!("f16c") => {
+            avx2(dt, numerics, vals, dst)
+        }
+        _ => store_converted_body(dt, numerics, vals, dst),
     }
 }
 
