@@ -367,3 +367,36 @@ fn huge_tables_fail_cleanly() {
     };
     assert_eq!(Plan::new(p).err(), Some(CoreError::OutOfMemory));
 }
+
+#[test]
+fn large_problems_match_reference() {
+    // Multi-megabyte tensors: many chunks per thread, nchw (rows) and nhwc (lanes).
+    let mut rng = Rng::new(7);
+    for order in [&[0usize, 1, 2, 3][..], &[0, 2, 3, 1][..]] {
+        let src = Layout::dense_permuted(DataType::F32, &[1, 8, 257, 255], order);
+        let dst = Layout::dense_permuted(DataType::F32, &[1, 8, 513, 511], order);
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Forward,
+            axes: vec![
+                AxisRule::Identity,
+                AxisRule::Identity,
+                AxisRule::OnednnHalfPixel,
+                AxisRule::OnednnHalfPixel,
+            ],
+            src: src.clone(),
+            dst: dst.clone(),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let plan = Plan::new(p).unwrap();
+        let s = fill(&mut rng, &src);
+        let (mut fast, mut slow) = (
+            vec![0u8; dst.span_bytes().unwrap()],
+            vec![1u8; dst.span_bytes().unwrap()],
+        );
+        plan.execute(&s, &mut fast, &[]).unwrap();
+        plan.execute_reference(&s, &mut slow, &[]);
+        assert!(fast == slow, "{order:?} ({})", plan.kernel_name());
+    }
+}
