@@ -209,29 +209,6 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
         1usize << M
     };
     let mut ww = *w;
-    // Blocked layouts' 8 and 16 lanes: fixed-length bodies on local arrays, so each pixel is
-    // a few whole vectors without the loop set-up and alias checks of a variable-length loop.
-    if lanes == 16 || lanes == 8 {
-        for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
-            let mut offs = [0usize; 8];
-            for j in 0..k {
-                offs[j] = base[j] + o0;
-            }
-            if px2 {
-                for j in 0..k {
-                    offs[k + j] = base[j] + o1;
-                }
-                ww[M.saturating_sub(1)] = [w0, w1];
-            }
-            let dst = out.as_mut_ptr().add(p * lanes);
-            if lanes == 16 {
-                lerp_fixed::<S, M, 16>(src, &offs, &ww, dst);
-            } else {
-                lerp_fixed::<S, M, 8>(src, &offs, &ww, dst);
-            }
-        }
-        return;
-    }
     for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
         let mut offs = [0usize; 8];
         for j in 0..k {
@@ -245,31 +222,6 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
         }
         lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
     }
-}
-
-/// [`lerp_body`] for exactly `L` lanes, through local arrays (same operation order).
-#[inline(always)]
-unsafe fn lerp_fixed<S: Src, const M: usize, const L: usize>(
-    src: *const u8,
-    offs: &[usize; 8],
-    w: &[[f32; 2]; 3],
-    dst: *mut f32,
-) {
-    let ld = |k: usize| -> [f32; L] { std::array::from_fn(|l| S::get(src, offs[k] + l)) };
-    let lin = |a: [f32; L], b: [f32; L], w: [f32; 2]| -> [f32; L] {
-        std::array::from_fn(|l| a[l] * w[0] + b[l] * w[1])
-    };
-    let r: [f32; L] = match M {
-        0 => ld(0),
-        1 => lin(ld(0), ld(1), w[0]),
-        2 => lin(lin(ld(0), ld(1), w[0]), lin(ld(2), ld(3), w[0]), w[1]),
-        _ => {
-            let h0 = lin(lin(ld(0), ld(1), w[0]), lin(ld(2), ld(3), w[0]), w[1]);
-            let h1 = lin(lin(ld(4), ld(5), w[0]), lin(ld(6), ld(7), w[0]), w[1]);
-            lin(h0, h1, w[2])
-        }
-    };
-    std::ptr::copy_nonoverlapping(r.as_ptr(), dst, L);
 }
 
 multiversion!(
