@@ -224,8 +224,130 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
     }
 }
 
+/// AVX-512 f32 lanes of one pixel: masked 16-lane steps (the tail too), the reference's
+/// operation order with separate multiplies and adds (no FMA), so the bits are identical.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lerp_f32_avx512<const M: usize>(
+    src: *const f32,
+    offs: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    out: *mut f32,
+    n: usize,
+) {
+    use std::arch::x86_64::*;
+    let (a0, a1) = (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1]));
+    let (b0, b1) = (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1]));
+    let (c0, c1) = (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1]));
+    let mut l = 0;
+    while l < n {
+        let rem = n - l;
+        let mask: __mmask16 = if rem >= 16 { 0xFFFF } else { (1u16 << rem) - 1 };
+        // Masked-off lanes are neither read nor written (AVX-512 suppresses their faults).
+        macro_rules! ld {
+            ($k:expr) => {
+                _mm512_maskz_loadu_ps(mask, src.add(offs[$k] + l))
+            };
+        }
+        macro_rules! lin {
+            ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
+            };
+        }
+        let r = match M {
+            0 => ld!(0),
+            1 => lin!(ld!(0), ld!(1), a0, a1),
+            2 => lin!(
+                lin!(ld!(0), ld!(1), a0, a1),
+                lin!(ld!(2), ld!(3), a0, a1),
+                b0,
+                b1
+            ),
+            _ => {
+                let h0 = lin!(
+                    lin!(ld!(0), ld!(1), a0, a1),
+                    lin!(ld!(2), ld!(3), a0, a1),
+                    b0,
+                    b1
+                );
+                let h1 = lin!(
+                    lin!(ld!(4), ld!(5), a0, a1),
+                    lin!(ld!(6), ld!(7), a0, a1),
+                    b0,
+                    b1
+                );
+                lin!(h0, h1, c0, c1)
+            }
+        };
+        _mm512_mask_storeu_ps(out.add(l), mask, r);
+        l += 16;
+    }
+}
+
+/// [`lanes_row_body`] for f32 sources on AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lanes_row_f32_avx512<const M: usize>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
+    let lanes = out.len() / px.len().max(1);
+    let k = if px2 {
+        1usize << M.saturating_sub(1)
+    } else {
+        1usize << M
+    };
+    let mut ww = *w;
+    for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+        let mut offs = [0usize; 8];
+        for j in 0..k {
+            offs[j] = base[j] + o0;
+        }
+        if px2 {
+            for j in 0..k {
+                offs[k + j] = base[j] + o1;
+            }
+            ww[M.saturating_sub(1)] = [w0, w1];
+        }
+        lerp_f32_avx512::<M>(
+            src as *const f32,
+            &offs,
+            &ww,
+            out.as_mut_ptr().add(p * lanes),
+            lanes,
+        );
+    }
+}
+
+/// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]).
+pub(crate) unsafe fn lanes_row(
+    dt: DataType,
+    m: usize,
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if dt == DataType::F32 && isa() == Isa::Avx512 {
+        return match m {
+            0 => lanes_row_f32_avx512::<0>(src, base, w, px, px2, out),
+            1 => lanes_row_f32_avx512::<1>(src, base, w, px, px2, out),
+            2 => lanes_row_f32_avx512::<2>(src, base, w, px, px2, out),
+            _ => lanes_row_f32_avx512::<3>(src, base, w, px, px2, out),
+        };
+    }
+    lanes_row_generic(dt, m, src, base, w, px, px2, out)
+}
+
 multiversion!(
-    lanes_row,
+    lanes_row_generic,
     lanes_row_body,
     (src: *const u8, base: &[usize; 8], w: &[[f32; 2]; 3], px: &[(usize, usize, f32, f32)], px2: bool, out: &mut [f32])
 );
