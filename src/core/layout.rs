@@ -134,7 +134,7 @@ impl Layout {
         }
         for d in 0..r {
             let b = self.blocks[d];
-            if b == 0 || self.padded[d] < self.dims[d] || self.padded[d] % b != 0 {
+            if b == 0 || self.padded[d] < self.dims[d] || !self.padded[d].is_multiple_of(b) {
                 return Err(CoreError::invalid(format!(
                     "axis {d}: padded size {} is not a multiple of block {b} covering {}",
                     self.padded[d], self.dims[d]

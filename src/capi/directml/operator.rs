@@ -181,7 +181,7 @@ unsafe fn binding(
             b.SizeInBytes, rule.total_bytes
         )));
     }
-    if b.Offset % rule.offset_alignment != 0 {
+    if !b.Offset.is_multiple_of(rule.offset_alignment) {
         return Err(Refusal::invalid(format!(
             "{role} binding: Offset {} is not a multiple of the tensor's alignment {}",
             b.Offset, rule.offset_alignment
