@@ -114,16 +114,7 @@ unsafe fn backward3d(
     if g.is_empty() {
         return Ok(None);
     }
-    let all = scales.iter().all(|&s| s > 0.0);
-    let ratios = (0..3)
-        .map(|k| {
-            if all {
-                scale_ratio(scales[k])
-            } else {
-                size_ratio(input[k], output[k])
-            }
-        })
-        .collect();
+    let ratios = ratios_3d(&scales, &input, &output);
     let op = Op {
         direction: Direction::Backward,
         exact,

@@ -199,3 +199,18 @@ pub(crate) fn size_ratio(input: i64, output: i64) -> f32 {
 pub(crate) fn scale_ratio(scale: f64) -> f32 {
     (1.0 / scale) as f32
 }
+
+/// The 3-D operators' rule (forward and backward): the scales count only when all three are
+/// > 0; otherwise every axis uses `in / out`.
+pub(crate) fn ratios_3d(scales: &[f64; 3], input: &[i64], output: &[i64]) -> Vec<f32> {
+    let all = scales.iter().all(|&s| s > 0.0);
+    (0..3)
+        .map(|k| {
+            if all {
+                scale_ratio(scales[k])
+            } else {
+                size_ratio(input[k], output[k])
+            }
+        })
+        .collect()
+}

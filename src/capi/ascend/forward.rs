@@ -110,15 +110,7 @@ unsafe fn nearest3d(
     if s.is_empty() {
         return Ok(None);
     }
-    let ratios = (0..3)
-        .map(|k| {
-            if all_scales {
-                scale_ratio(scales[k])
-            } else {
-                size_ratio(input[k], output[k])
-            }
-        })
-        .collect();
+    let ratios = ratios_3d(&scales, &input, &output);
     let op = Op {
         direction: Direction::Forward,
         exact,
