@@ -38,6 +38,15 @@ pub(crate) fn isa() -> Isa {
     })
 }
 
+/// AVX-512BW (16-bit element vectors), detected once.
+fn avx512bw() -> bool {
+    static BW: OnceLock<bool> = OnceLock::new();
+    #[cfg(target_arch = "x86_64")]
+    return *BW.get_or_init(|| is_x86_feature_detected!("avx512bw"));
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Loads element `i` of a contiguous run as f32.
 pub(crate) trait Src {
     unsafe fn get(p: *const u8, i: usize) -> f32;
@@ -192,6 +201,33 @@ unsafe fn lerp_body<S: Src, const M: usize>(
 
 multiversion!(lerp, lerp_body, (src: *const u8, offs: &[usize; 8], w: &[[f32; 2]; 3], out: &mut [f32]));
 
+/// Corner offsets of one pixel: the row's `base` corners plus the pixel's tap offset(s); with
+/// `px2` the pixel axis is the outermost of the `M` axes and its weights go to slot `M-1`.
+#[inline(always)]
+fn pixel_corners<const M: usize>(
+    base: &[usize; 8],
+    (o0, o1, w0, w1): (usize, usize, f32, f32),
+    px2: bool,
+    ww: &mut [[f32; 2]; 3],
+) -> [usize; 8] {
+    let k = if px2 {
+        1usize << M.saturating_sub(1)
+    } else {
+        1usize << M
+    };
+    let mut offs = [0usize; 8];
+    for j in 0..k {
+        offs[j] = base[j] + o0;
+    }
+    if px2 {
+        for j in 0..k {
+            offs[k + j] = base[j] + o1;
+        }
+        ww[M.saturating_sub(1)] = [w0, w1];
+    }
+    offs
+}
+
 /// A row of pixels for the `lanes` kernel: pixel `p` reads the corners `base[k] + px[p].0`
 /// and, with `px2` (two taps along the pixel axis, the outermost reduction), also
 /// `base[k] + px[p].1` weighted `(px[p].2, px[p].3)`. `out` holds the pixels' lanes in turn.
@@ -205,23 +241,9 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
     out: &mut [f32],
 ) {
     let lanes = out.len() / px.len().max(1);
-    let k = if px2 {
-        1usize << M.saturating_sub(1)
-    } else {
-        1usize << M
-    };
     let mut ww = *w;
-    for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
-        let mut offs = [0usize; 8];
-        for j in 0..k {
-            offs[j] = base[j] + o0;
-        }
-        if px2 {
-            for j in 0..k {
-                offs[k + j] = base[j] + o1;
-            }
-            ww[M.saturating_sub(1)] = [w0, w1];
-        }
+    for (p, &tap) in px.iter().enumerate() {
+        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
         lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
     }
 }
@@ -298,23 +320,9 @@ unsafe fn lanes_row_f32_avx512<const M: usize>(
     out: &mut [f32],
 ) {
     let lanes = out.len() / px.len().max(1);
-    let k = if px2 {
-        1usize << M.saturating_sub(1)
-    } else {
-        1usize << M
-    };
     let mut ww = *w;
-    for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
-        let mut offs = [0usize; 8];
-        for j in 0..k {
-            offs[j] = base[j] + o0;
-        }
-        if px2 {
-            for j in 0..k {
-                offs[k + j] = base[j] + o1;
-            }
-            ww[M.saturating_sub(1)] = [w0, w1];
-        }
+    for (p, &tap) in px.iter().enumerate() {
+        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
         lerp_f32_avx512::<M>(
             src as *const f32,
             &offs,
@@ -518,7 +526,7 @@ unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
         store_bf16_body(vals, dst, onednn)
     }
     match isa() {
-        Isa::Avx512 if is_x86_feature_detected!("avx512bw") => avx512(vals, dst, onednn),
+        Isa::Avx512 if avx512bw() => avx512(vals, dst, onednn),
         Isa::Avx512 | Isa::Avx2 => avx2(vals, dst, onednn),
         Isa::Base => store_bf16_body(vals, dst, onednn),
     }
@@ -629,7 +637,7 @@ pub(crate) unsafe fn copy_bf16_onednn(src: *const u8, dst: *mut u8, n: usize) {
     }
     let (s, d) = (src as *const u16, dst as *mut u16);
     match isa() {
-        Isa::Avx512 if is_x86_feature_detected!("avx512bw") => avx512(s, d, n),
+        Isa::Avx512 if avx512bw() => avx512(s, d, n),
         Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
         Isa::Base => copy_bf16_body(s, d, n),
     }
