@@ -107,16 +107,18 @@ fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
 }
 
 /// True when `rule` on an axis of `n -> n` reads input `o` with weight 1 for every output
-/// `o` (other taps weigh 0), so the axis can be left unresampled — the kernels then
-/// stream along it. Exact for finite data.
+/// `o` (other taps weigh 0, wherever they point — a size-1 axis clamps both linear taps to
+/// input 0), so the axis can be left unresampled — the kernels then stream along it.
+/// Exact for finite data.
 fn samples_identity(rule: &AxisRule, alg: Algorithm, n: usize) -> bool {
     // Cheap pre-check on the two ends before building a table.
     let t = forward_taps(rule, alg, n, n.min(2));
     let ok = |t: &crate::core::taps::FwdTaps, o: usize| {
         let (idx, wt) = t.taps(o);
-        idx.iter()
-            .zip(wt)
-            .all(|(&i, &w)| if i as usize == o { w == 1.0 } else { w == 0.0 })
+        let ones = wt.iter().filter(|&&w| w == 1.0).count();
+        let zeros = wt.iter().filter(|&&w| w == 0.0).count();
+        ones == 1
+            && zeros == wt.len() - 1
             && idx
                 .iter()
                 .zip(wt)
@@ -297,4 +299,41 @@ pub unsafe extern "C" fn DMLCalcBufferTensorSize(
         let st = (!strides.is_null()).then(|| read(strides));
         calc_buffer_tensor_size(dataType, &sz, st.as_deref()).unwrap_or(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::NearestRounding;
+
+    fn half_pixel(scale: f32) -> AxisRule {
+        AxisRule::Affine {
+            scale,
+            input_offset: 0.5,
+            output_offset: -0.5,
+            rounding: NearestRounding::HalfUp,
+            antialias: false,
+        }
+    }
+
+    /// ONNX Runtime's DirectML provider pads Resize to 4-D with unit scales on N and C:
+    /// those axes (size 1 included, whose linear taps both clamp to input 0) must stream as
+    /// identity axes, or the 4-D operator runs a slower kernel than the same 3-D one.
+    #[test]
+    fn unit_scale_axes_are_identity() {
+        for n in [1, 2, 3, 17] {
+            for alg in [Algorithm::Linear, Algorithm::Nearest] {
+                assert!(samples_identity(&half_pixel(1.0), alg, n), "{alg:?} n={n}");
+            }
+        }
+        assert!(!samples_identity(&half_pixel(1.5), Algorithm::Linear, 4));
+        let shifted = AxisRule::Affine {
+            scale: 1.0,
+            input_offset: 0.25,
+            output_offset: 0.0,
+            rounding: NearestRounding::HalfUp,
+            antialias: false,
+        };
+        assert!(!samples_identity(&shifted, Algorithm::Linear, 4));
+    }
 }
