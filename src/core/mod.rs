@@ -2,13 +2,14 @@
 //! descriptors into a [`Problem`], builds a [`Plan`] once, and executes it on byte slices.
 
 pub mod axis;
+mod canonical;
 mod copy;
 pub mod dtype;
 mod kernels;
 pub mod layout;
 pub mod plan;
 pub mod postops;
-pub mod reference;
+pub(crate) mod reference;
 pub(crate) mod simd;
 pub mod taps;
 pub mod threads;

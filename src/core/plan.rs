@@ -2,6 +2,7 @@
 //! executed many times from any thread.
 
 use super::axis::{backward_taps, forward_taps, AxisRule};
+use super::canonical;
 use super::copy::{self, CopyGeom};
 use super::dtype::DataType;
 use super::kernels::{self, LaneGeom, RowGeom};
@@ -31,7 +32,10 @@ const GRAIN_ELEMS: usize = 1 << 15;
 
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The problem as described.
     problem: Problem,
+    /// Its canonical form, which the tables, the strategy and the kernels refer to.
+    exec: Problem,
     tables: Tables,
     strategy: Strategy,
 }
@@ -41,31 +45,16 @@ impl Plan {
     pub fn new(problem: Problem) -> Result<Plan, CoreError> {
         validate(&problem)?;
         reserve_tables(&problem)?;
-        let rank = problem.src.rank();
-        let mut tables = Tables {
-            fwd: vec![None; rank],
-            bwd: vec![None; rank],
-            resampled: Vec::new(),
-        };
-        for d in 0..rank {
-            let rule = &problem.axes[d];
-            if *rule == AxisRule::Identity {
-                continue;
-            }
-            let (i, o) = problem.fwd_sizes(d);
-            tables.resampled.push(d);
-            match problem.direction {
-                Direction::Forward => tables.fwd[d] = Some(forward_taps(rule, problem.alg, i, o)),
-                Direction::Backward => tables.bwd[d] = Some(backward_taps(rule, problem.alg, i, o)),
-            }
-        }
-        let strategy = match kernels::choose(&problem, &tables) {
-            Strategy::Generic => copy::choose(&problem, tables.resampled.len())
+        let exec = canonical::canonicalize(&problem);
+        let tables = build_tables(&exec);
+        let strategy = match kernels::choose(&exec, &tables) {
+            Strategy::Generic => copy::choose(&exec, tables.resampled.len())
                 .map_or(Strategy::Generic, Strategy::Copy),
             s => s,
         };
         Ok(Plan {
             problem,
+            exec,
             tables,
             strategy,
         })
@@ -89,53 +78,47 @@ impl Plan {
         }
     }
 
+    /// Checks that every buffer holds its layout's `span_bytes` (one binary input per
+    /// binary post-op): what makes executing on them sound.
+    fn check_buffers(&self, src: &[u8], dst: &[u8], bins: &[&[u8]]) -> Result<(), CoreError> {
+        let p = &self.problem;
+        let fits = |what: &str, len: usize, l: &super::Layout| {
+            let need = l
+                .span_bytes()
+                .ok_or_else(|| CoreError::invalid("tensor too large"))?;
+            if len < need {
+                return Err(CoreError::invalid(format!(
+                    "{what} buffer holds {len} bytes, {need} needed"
+                )));
+            }
+            Ok(())
+        };
+        fits("src", src.len(), &p.src)?;
+        fits("dst", dst.len(), &p.dst)?;
+        let mut k = 0;
+        for op in &p.post_ops {
+            if let PostOp::Binary { src1, .. } = op {
+                let b = bins.get(k).ok_or_else(|| {
+                    CoreError::invalid(format!("{} binary inputs given, more expected", bins.len()))
+                })?;
+                fits(&format!("binary post-op input {k}"), b.len(), src1)?;
+                k += 1;
+            }
+        }
+        if k != bins.len() {
+            return Err(CoreError::invalid(format!(
+                "{} binary inputs given, {k} expected",
+                bins.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Executes on `src` into `dst`. `bins` holds one src1 buffer per binary post-op, in
     /// chain order. Every buffer must hold its layout's `span_bytes`.
     pub fn execute(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) -> Result<(), CoreError> {
+        self.check_buffers(src, dst, bins)?;
         let p = &self.problem;
-        let need = |l: &super::Layout| {
-            l.span_bytes()
-                .ok_or_else(|| CoreError::invalid("tensor too large"))
-        };
-        if src.len() < need(&p.src)? {
-            return Err(CoreError::invalid(format!(
-                "src buffer holds {} bytes, {} needed",
-                src.len(),
-                need(&p.src)?
-            )));
-        }
-        if dst.len() < need(&p.dst)? {
-            return Err(CoreError::invalid(format!(
-                "dst buffer holds {} bytes, {} needed",
-                dst.len(),
-                need(&p.dst)?
-            )));
-        }
-        let layouts: Vec<&super::Layout> = p
-            .post_ops
-            .iter()
-            .filter_map(|op| {
-                if let PostOp::Binary { src1, .. } = op {
-                    Some(src1)
-                } else {
-                    None
-                }
-            })
-            .collect();
-        if layouts.len() != bins.len() {
-            return Err(CoreError::invalid(format!(
-                "{} binary inputs given, {} expected",
-                bins.len(),
-                layouts.len()
-            )));
-        }
-        for (k, (l, b)) in layouts.iter().zip(bins).enumerate() {
-            if b.len() < need(l)? {
-                return Err(CoreError::invalid(format!(
-                    "binary post-op input {k} is too small"
-                )));
-            }
-        }
         if p.dst.padded.contains(&0) {
             return Ok(());
         }
@@ -160,7 +143,7 @@ impl Plan {
     }
 
     unsafe fn run(&self, b: Bufs<'_>) {
-        let (p, t) = (&self.problem, &self.tables);
+        let (p, t) = (&self.exec, &self.tables);
         match &self.strategy {
             Strategy::Lanes(g) if g.pixels.is_some() => {
                 let pr = g.pixels.as_ref().unwrap();
@@ -203,10 +186,42 @@ impl Plan {
         }
     }
 
-    /// Runs the scalar reference path serially (for tests and cross-checks).
-    pub fn execute_reference(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) {
-        reference::run(&self.problem, &self.tables, src, dst, bins)
+    /// Runs the scalar reference path serially on the problem as described (not its
+    /// canonical form, so that comparing with [`Plan::execute`] checks both).
+    pub fn execute_reference(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        bins: &[&[u8]],
+    ) -> Result<(), CoreError> {
+        self.check_buffers(src, dst, bins)?;
+        // SAFETY: every buffer covers its layout (checked above).
+        unsafe { reference::run(&self.problem, &build_tables(&self.problem), src, dst, bins) };
+        Ok(())
     }
+}
+
+/// Tap tables of every resampled axis of `p`.
+fn build_tables(p: &Problem) -> Tables {
+    let rank = p.src.rank();
+    let mut tables = Tables {
+        fwd: vec![None; rank],
+        bwd: vec![None; rank],
+        resampled: Vec::new(),
+    };
+    for d in 0..rank {
+        let rule = &p.axes[d];
+        if *rule == AxisRule::Identity {
+            continue;
+        }
+        let (i, o) = p.fwd_sizes(d);
+        tables.resampled.push(d);
+        match p.direction {
+            Direction::Forward => tables.fwd[d] = Some(forward_taps(rule, p.alg, i, o)),
+            Direction::Backward => tables.bwd[d] = Some(backward_taps(rule, p.alg, i, o)),
+        }
+    }
+    tables
 }
 
 /// Bytes per table entry, generously: index, weight, bounds and list overheads.
