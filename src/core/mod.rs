@@ -72,8 +72,9 @@ pub enum CoreError {
     /// Well-formed but not supported by this library.
     #[error("unsupported: {0}")]
     Unsupported(String),
-    /// Memory for tables or buffers could not be obtained.
-    #[error("out of memory")]
+    /// Memory for tables or buffers could not be obtained (or tables would exceed
+    /// [`plan::MAX_TABLE_ENTRIES`]).
+    #[error("out of memory (tables or buffers could not be allocated)")]
     OutOfMemory,
 }
 

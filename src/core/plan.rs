@@ -224,24 +224,45 @@ fn build_tables(p: &Problem) -> Tables {
     tables
 }
 
+/// Most table entries (taps, plus one bound per input) a plan may hold: larger tables
+/// are refused as out of memory rather than risking an abort on allocation.
+pub const MAX_TABLE_ENTRIES: f64 = (1u64 << 28) as f64;
+
 /// Bytes per table entry, generously: index, weight, bounds and list overheads.
 const TABLE_BYTES_PER_ENTRY: usize = 64;
 
-/// Fails with `OutOfMemory` (instead of aborting later) when the tap tables of `p` could not
-/// be allocated.
+/// Taps one output of axis `d` reads at most: one for nearest, two for linear, the tent's
+/// width for antialiased linear.
+fn taps_per_output(p: &Problem, d: usize) -> f64 {
+    let (i, _) = p.fwd_sizes(d);
+    match (p.alg, &p.axes[d]) {
+        (Algorithm::Nearest, _) => 1.0,
+        (
+            Algorithm::Linear,
+            AxisRule::Affine {
+                scale,
+                antialias: true,
+                ..
+            },
+        ) if *scale < 0.5 => (2.0 / *scale as f64 + 2.0).min(i as f64),
+        (Algorithm::Linear, _) => 2.0,
+    }
+}
+
+/// Fails with `OutOfMemory` (instead of aborting later) when the tap tables of `p` would
+/// exceed [`MAX_TABLE_ENTRIES`] or could not be allocated.
 fn reserve_tables(p: &Problem) -> Result<(), CoreError> {
-    let mut bytes = 0usize;
+    let mut entries = 0.0f64;
     for d in 0..p.src.rank() {
         if p.axes[d] != AxisRule::Identity {
             let (i, o) = p.fwd_sizes(d);
-            let entries = i
-                .checked_add(o)
-                .and_then(|n| n.checked_mul(TABLE_BYTES_PER_ENTRY));
-            bytes = entries
-                .and_then(|e| bytes.checked_add(e))
-                .ok_or(CoreError::OutOfMemory)?;
+            entries += taps_per_output(p, d) * o as f64 + i as f64;
         }
     }
+    if entries > MAX_TABLE_ENTRIES {
+        return Err(CoreError::OutOfMemory);
+    }
+    let bytes = entries as usize * TABLE_BYTES_PER_ENTRY;
     let mut probe: Vec<u8> = Vec::new();
     probe
         .try_reserve_exact(bytes)
