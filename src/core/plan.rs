@@ -226,7 +226,7 @@ fn build_tables(p: &Problem) -> Tables {
 
 /// Most table entries (taps, plus one bound per input) a plan may hold: larger tables
 /// are refused as out of memory rather than risking an abort on allocation.
-pub const MAX_TABLE_ENTRIES: f64 = (1u64 << 28) as f64;
+pub(crate) const MAX_TABLE_ENTRIES: f64 = (1u64 << 28) as f64;
 
 /// Bytes per table entry, generously: index, weight, bounds and list overheads.
 const TABLE_BYTES_PER_ENTRY: usize = 64;
