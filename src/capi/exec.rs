@@ -34,6 +34,9 @@ pub(crate) unsafe fn execute(
     let mut copies: Vec<Vec<u8>> = Vec::new();
     for r in inputs.iter().filter(|r| r.overlaps(dst, len)) {
         let mut c = Vec::new();
+        if !crate::core::faults::may_allocate(r.len) {
+            return Err(CoreError::OutOfMemory);
+        }
         c.try_reserve_exact(r.len)
             .map_err(|_| CoreError::OutOfMemory)?;
         // SAFETY: the caller guarantees `r` is readable for its length.

@@ -5,6 +5,7 @@ pub mod axis;
 mod canonical;
 mod copy;
 pub mod dtype;
+pub mod faults;
 mod kernels;
 pub mod layout;
 pub mod plan;

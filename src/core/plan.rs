@@ -5,6 +5,7 @@ use super::axis::{backward_taps, forward_taps, AxisRule};
 use super::canonical;
 use super::copy::{self, CopyGeom};
 use super::dtype::DataType;
+use super::faults;
 use super::kernels::{self, LaneGeom, RowGeom};
 use super::postops::PostOp;
 use super::reference::{self, Bufs, Tables};
@@ -43,6 +44,7 @@ pub struct Plan {
 impl Plan {
     /// Validates `problem`, builds its tables and picks its kernel.
     pub fn new(problem: Problem) -> Result<Plan, CoreError> {
+        faults::maybe_panic();
         validate(&problem)?;
         reserve_tables(&problem)?;
         let exec = canonical::canonicalize(&problem);
@@ -118,6 +120,7 @@ impl Plan {
     /// chain order. Every buffer must hold its layout's `span_bytes`.
     pub fn execute(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) -> Result<(), CoreError> {
         self.check_buffers(src, dst, bins)?;
+        faults::maybe_panic();
         let p = &self.problem;
         if p.dst.padded.contains(&0) {
             return Ok(());
@@ -263,6 +266,9 @@ fn reserve_tables(p: &Problem) -> Result<(), CoreError> {
         return Err(CoreError::OutOfMemory);
     }
     let bytes = entries as usize * TABLE_BYTES_PER_ENTRY;
+    if !faults::may_allocate(bytes) {
+        return Err(CoreError::OutOfMemory);
+    }
     let mut probe: Vec<u8> = Vec::new();
     probe
         .try_reserve_exact(bytes)
