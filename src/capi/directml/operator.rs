@@ -50,7 +50,7 @@ impl From<&Tensor> for BindingRule {
 /// scales on long axes, or billions of outputs).
 const MAX_TABLE_TAPS: f64 = (1u64 << 28) as f64;
 
-/// Builds the core problem of a validated operator (reference/directml.md §5–§6).
+/// Builds the core problem of a validated operator (docs/spec/directml.md §5–§6).
 fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
     let rank = spec.input.rank();
     let direction = if spec.kind.is_grad() {
