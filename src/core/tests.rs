@@ -284,7 +284,7 @@ fn padding_lanes_are_zeroed() {
 #[test]
 #[allow(clippy::excessive_precision)] // values as printed by libdnnl with %.9g
 fn onednn_linear_numeric_examples() {
-    // reference/onednn.md §2.3, src = [0, 1, …], 1D linear; 9-digit values printed by
+    // docs/spec/onednn.md §2.3, src = [0, 1, …], 1D linear; 9-digit values printed by
     // libdnnl 2.6.3 itself (the doc rounds them to 7 digits).
     let run = |i: usize, o: usize| -> Vec<f32> {
         let p = Problem {
@@ -312,7 +312,7 @@ fn onednn_linear_numeric_examples() {
 
 #[test]
 fn onednn_backward_examples() {
-    // reference/onednn.md §3, 1D (verified against libdnnl 2.6.3).
+    // docs/spec/onednn.md §3, 1D (verified against libdnnl 2.6.3).
     let run = |alg: Algorithm, i: usize, o: usize, dd: &[f32]| -> Vec<f32> {
         let p = Problem {
             alg,
