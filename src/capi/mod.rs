@@ -7,4 +7,5 @@ pub mod guard;
 pub mod ascend;
 pub mod directml;
 pub mod library;
+pub mod native;
 pub mod onednn;
