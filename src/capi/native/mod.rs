@@ -244,6 +244,9 @@ fn layout(dt: DataType, dims: &[i64], strides: &[i64], role: &str) -> Result<Lay
 /// True when no two elements of `l` share an address: with axes sorted by stride, each
 /// stride exceeds the furthest offset the finer axes reach (sufficient, not necessary).
 fn non_overlapping(l: &Layout) -> bool {
+    if l.is_empty() {
+        return true;
+    }
     let mut axes: Vec<(usize, usize)> = (0..l.rank())
         .filter(|&d| l.dims[d] > 1)
         .map(|d| (l.strides[d], l.dims[d]))
@@ -254,8 +257,14 @@ fn non_overlapping(l: &Layout) -> bool {
         if stride <= reach {
             return false;
         }
-        // Cannot overflow: span_bytes() succeeded for this layout.
-        reach += (dim - 1) * stride;
+        // Within the span, which span_bytes() bounded for this non-empty layout.
+        match (dim - 1)
+            .checked_mul(stride)
+            .and_then(|x| x.checked_add(reach))
+        {
+            Some(r) => reach = r,
+            None => return false,
+        }
     }
     true
 }
@@ -440,6 +449,7 @@ fn problem(p: &resample_problem_t) -> Result<Problem, Refusal> {
                 "axis {d}: the input has no elements but the output has {o}"
             )));
         }
+        tent_tables_fit(&r, d, i, o, direction)?;
         axes.push(r);
     }
     Ok(Problem {
@@ -451,6 +461,53 @@ fn problem(p: &resample_problem_t) -> Result<Problem, Refusal> {
         post_ops: Vec::new(),
         numerics: Numerics::Ieee,
     })
+}
+
+/// Table entries of one antialiased axis grow with the tent's width, min(I, ~2/scale) per
+/// output, and a backward table has one group per tap position for every input (I * taps).
+/// Refuses (out of memory) tables that could not be allocated, before the core tries.
+fn tent_tables_fit(
+    r: &AxisRule,
+    d: usize,
+    i: usize,
+    o: usize,
+    direction: Direction,
+) -> Result<(), Refusal> {
+    let scale = match *r {
+        AxisRule::Onnx {
+            scale,
+            antialias: true,
+            ..
+        } if scale < 1.0 => scale,
+        AxisRule::Affine {
+            scale,
+            antialias: true,
+            ..
+        } if scale < 0.5 => scale as f64,
+        _ => return Ok(()),
+    };
+    let taps = (i as f64).min((2.0 / scale).ceil() + 3.0);
+    let mut entries = o as f64 * taps;
+    if direction == Direction::Backward {
+        entries += i as f64 * taps;
+    }
+    // Each entry costs at most ~32 bytes (index, weight, bound, list header).
+    const MAX_ENTRIES: f64 = (1u64 << 28) as f64;
+    let oom = || {
+        Refusal(
+            RESAMPLE_OUT_OF_MEMORY,
+            format!(
+                "axis {d}: antialias tables of ~{entries:.3e} entries (scale {scale}, {i} -> {o}) are too large"
+            ),
+        )
+    };
+    if entries > MAX_ENTRIES {
+        return Err(oom());
+    }
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(entries as usize * 32)
+        .map_err(|_| oom())
 }
 
 unsafe fn plan_create(
