@@ -7,9 +7,10 @@
 #include <string.h>
 #include "resample.h"
 
-static int failures = 0;
+static int failures = 0, checks = 0;
 #define CHECK(c)                                                              \
   do {                                                                        \
+    checks++;                                                                 \
     if (!(c)) {                                                               \
       fprintf(stderr, "%s:%d: CHECK(%s) failed: %s\n", __FILE__, __LINE__, #c, \
               resample_last_error());                                         \
@@ -229,9 +230,9 @@ int main(void) {
   refusals();
   threads();
   if (failures) {
-    fprintf(stderr, "native_api: %d failures\n", failures);
+    fprintf(stderr, "%d passed, %d failed\n", checks - failures, failures);
     return 1;
   }
-  printf("native_api: ok\n");
+  printf("%d passed, 0 failed\n", checks);
   return 0;
 }
