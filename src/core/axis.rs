@@ -524,6 +524,67 @@ mod tests {
     }
 
     #[test]
+    fn onnx_nearest_modes_and_integer_coordinates() {
+        let r = |coord, nearest, scale| AxisRule::Onnx {
+            coord,
+            nearest,
+            scale,
+            antialias: false,
+        };
+        use OnnxCoord::*;
+        use OnnxNearest::*;
+        // asymmetric 4 -> 3 (scale 0.75): x = 0, 1.33, 2.67.
+        assert_eq!(
+            nearest(r(Asymmetric, RoundPreferFloor, 0.75), 4, 3),
+            [0, 1, 3]
+        );
+        assert_eq!(nearest(r(Asymmetric, Floor, 0.75), 4, 3), [0, 1, 2]);
+        assert_eq!(nearest(r(Asymmetric, Ceil, 0.75), 4, 3), [0, 2, 3]);
+        // asymmetric 2 -> 4: x = 0, 0.5, 1, 1.5: ties go by the mode, the edge clamps.
+        assert_eq!(
+            nearest(r(Asymmetric, RoundPreferFloor, 2.0), 2, 4),
+            [0, 0, 1, 1]
+        );
+        assert_eq!(
+            nearest(r(Asymmetric, RoundPreferCeil, 2.0), 2, 4),
+            [0, 1, 1, 1]
+        );
+        // half_pixel 2 -> 4: x = -0.25, 0.25, 0.75, 1.25.
+        assert_eq!(
+            nearest(r(HalfPixel, RoundPreferFloor, 2.0), 2, 4),
+            [0, 0, 1, 1]
+        );
+        // An integer x takes taps (x - 1, x) weighted (0, 1), as onnx.reference does.
+        let t = forward_taps(&r(Asymmetric, Floor, 2.0), Algorithm::Linear, 2, 4);
+        assert_eq!(t.taps(2), (&[0u32, 1][..], &[0.0f32, 1.0][..]));
+        assert_eq!(t.taps(1), (&[0u32, 1][..], &[0.5f32, 0.5][..]));
+        // align_corners with a single output samples input 0.
+        assert_eq!(nearest(r(AlignCorners, Ceil, 0.25), 4, 1), [0]);
+    }
+
+    #[test]
+    fn torch_linear_formulas() {
+        let r = |align_corners, i, o| AxisRule::TorchLinear {
+            scale: torch_linear_scale(i, o, align_corners, None),
+            align_corners,
+        };
+        // 4 -> 8, half-pixel: src = max(0.5 * (o + 0.5) - 0.5, 0).
+        let t = forward_taps(&r(false, 4, 8), Algorithm::Linear, 4, 8);
+        assert_eq!(t.taps(0), (&[0u32, 1][..], &[1.0f32, 0.0][..]));
+        assert_eq!(t.taps(3), (&[1u32, 2][..], &[0.75f32, 0.25][..]));
+        assert_eq!(t.taps(7), (&[3u32, 3][..], &[0.75f32, 0.25][..]));
+        // align_corners 4 -> 7: src = o * 0.5.
+        let t = forward_taps(&r(true, 4, 7), Algorithm::Linear, 4, 7);
+        assert_eq!(t.taps(3), (&[1u32, 2][..], &[0.5f32, 0.5][..]));
+        assert_eq!(t.taps(6), (&[3u32, 3][..], &[1.0f32, 0.0][..]));
+        // Equal sizes copy whatever the scale.
+        let t = forward_taps(&r(false, 5, 5), Algorithm::Linear, 5, 5);
+        assert_eq!(t.taps(4), (&[4u32, 4][..], &[1.0f32, 0.0][..]));
+        assert_eq!(torch_nearest_ratio(3, 7, Some(2.0)), 0.5);
+        assert_eq!(torch_nearest_ratio(3, 7, None), 3.0 / 7.0);
+    }
+
+    #[test]
     fn antialias_example() {
         let r = AxisRule::Affine {
             scale: 0.25,
