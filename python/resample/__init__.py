@@ -250,6 +250,13 @@ def _type_code(dt):
     raise TypeError(f"dtype {dt} is not supported (f32, f64, f16, bf16, s32, s8, u8)")
 
 
+def _native_order(a):
+    """`a` in the machine's byte order (the library reads native-endian elements)."""
+    if a.dtype.byteorder not in ("=", "|"):
+        return a.astype(a.dtype.newbyteorder("="))
+    return a
+
+
 def _elem_strides(a):
     """Element strides of `a`, or None when they are negative or not whole elements."""
     out = []
@@ -388,7 +395,7 @@ def resize(x, size=None, scale=None, mode="nearest", coordinate_mode=None, axes=
     Accepts float32, float64 (nearest copies f64; linear computes in f32), float16,
     bfloat16 (ml_dtypes), int32, int8 and uint8 arrays with any strides.
     """
-    x = np.asarray(x)
+    x = _native_order(np.asarray(x))
     if size is None and scale is None:
         raise ValueError("give size or scale")
     n = len(size) if size is not None and not np.isscalar(size) else (
@@ -411,7 +418,7 @@ def resize_backward(grad, input_shape, scale=None, mode="nearest", coordinate_mo
     """Gradient of :func:`resize` with respect to its input: `grad` has the forward output
     shape, the result has `input_shape`. Arguments mean what they mean for `resize`
     (`scale` only feeds the coordinate rule here)."""
-    grad = np.asarray(grad)
+    grad = _native_order(np.asarray(grad))
     input_shape = tuple(int(s) for s in input_shape)
     if len(input_shape) != grad.ndim:
         raise ValueError("input_shape and grad differ in rank")

@@ -47,6 +47,12 @@ def test_dtypes_follow_f32(dtype, mode):
                                    else 1e-6)
 
 
+def test_byte_swapped_input():
+    x = np.arange(12, dtype=">f4").reshape(3, 4)
+    y = resample.resize(x, size=(6, 8), mode="linear")
+    np.testing.assert_array_equal(y, resample.resize(x.astype("<f4"), size=(6, 8), mode="linear"))
+
+
 def test_f64_nearest_is_exact():
     x = np.array([1e300, np.pi, -0.0, 2.0 ** -1070])
     y = resample.resize(x, size=8, mode="nearest", coordinate_mode="asymmetric")
