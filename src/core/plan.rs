@@ -320,6 +320,20 @@ fn validate(p: &Problem) -> Result<(), CoreError> {
                 )));
             }
         }
+        if let AxisRule::Onnx { scale, .. } = p.axes[d] {
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(CoreError::invalid(format!(
+                    "axis {d}: the ONNX scale must be finite and > 0"
+                )));
+            }
+        }
+        if let AxisRule::TorchLinear { scale, .. } = p.axes[d] {
+            if !scale.is_finite() || scale < 0.0 {
+                return Err(CoreError::invalid(format!(
+                    "axis {d}: scale must be finite and >= 0"
+                )));
+            }
+        }
         let resampled = p.axes[d] != AxisRule::Identity;
         if resampled && (p.src.blocks[d] > 1 || p.dst.blocks[d] > 1) {
             return Err(CoreError::unsupported(format!(
