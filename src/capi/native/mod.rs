@@ -170,10 +170,7 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
-fn verbose() -> bool {
-    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *V.get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| !v.is_empty() && v != "0"))
-}
+use crate::capi::guard::verbose;
 
 /// Records the outcome of a call on this thread and returns its status.
 fn finish(call: &str, r: Result<(), Refusal>) -> resample_status_t {
@@ -239,34 +236,6 @@ fn layout(dt: DataType, dims: &[i64], strides: &[i64], role: &str) -> Result<Lay
         return Err(invalid(format!("{role} spans more than isize::MAX bytes")));
     }
     Ok(l)
-}
-
-/// True when no two elements of `l` share an address: with axes sorted by stride, each
-/// stride exceeds the furthest offset the finer axes reach (sufficient, not necessary).
-fn non_overlapping(l: &Layout) -> bool {
-    if l.is_empty() {
-        return true;
-    }
-    let mut axes: Vec<(usize, usize)> = (0..l.rank())
-        .filter(|&d| l.dims[d] > 1)
-        .map(|d| (l.strides[d], l.dims[d]))
-        .collect();
-    axes.sort_unstable();
-    let mut reach = 0usize; // furthest element offset of the finer axes
-    for (stride, dim) in axes {
-        if stride <= reach {
-            return false;
-        }
-        // Within the span, which span_bytes() bounded for this non-empty layout.
-        match (dim - 1)
-            .checked_mul(stride)
-            .and_then(|x| x.checked_add(reach))
-        {
-            Some(r) => reach = r,
-            None => return false,
-        }
-    }
-    true
 }
 
 fn nearest_onnx(mode: i32, d: usize) -> Result<OnnxNearest, Refusal> {
@@ -434,7 +403,7 @@ fn problem(p: &resample_problem_t) -> Result<Problem, Refusal> {
         &p.dst_strides[..rank],
         "dst",
     )?;
-    if !non_overlapping(&dst) {
+    if dst.elements_may_overlap() {
         return Err(invalid("dst strides make elements overlap"));
     }
     let mut axes = Vec::with_capacity(rank);
@@ -449,7 +418,6 @@ fn problem(p: &resample_problem_t) -> Result<Problem, Refusal> {
                 "axis {d}: the input has no elements but the output has {o}"
             )));
         }
-        tent_tables_fit(&r, d, i, o, direction)?;
         axes.push(r);
     }
     Ok(Problem {
@@ -461,53 +429,6 @@ fn problem(p: &resample_problem_t) -> Result<Problem, Refusal> {
         post_ops: Vec::new(),
         numerics: Numerics::Ieee,
     })
-}
-
-/// Table entries of one antialiased axis grow with the tent's width, min(I, ~2/scale) per
-/// output, and a backward table has one group per tap position for every input (I * taps).
-/// Refuses (out of memory) tables that could not be allocated, before the core tries.
-fn tent_tables_fit(
-    r: &AxisRule,
-    d: usize,
-    i: usize,
-    o: usize,
-    direction: Direction,
-) -> Result<(), Refusal> {
-    let scale = match *r {
-        AxisRule::Onnx {
-            scale,
-            antialias: true,
-            ..
-        } if scale < 1.0 => scale,
-        AxisRule::Affine {
-            scale,
-            antialias: true,
-            ..
-        } if scale < 0.5 => scale as f64,
-        _ => return Ok(()),
-    };
-    let taps = (i as f64).min((2.0 / scale).ceil() + 3.0);
-    let mut entries = o as f64 * taps;
-    if direction == Direction::Backward {
-        entries += i as f64 * taps;
-    }
-    // Each entry costs at most ~32 bytes (index, weight, bound, list header).
-    const MAX_ENTRIES: f64 = (1u64 << 28) as f64;
-    let oom = || {
-        Refusal(
-            RESAMPLE_OUT_OF_MEMORY,
-            format!(
-                "axis {d}: antialias tables of ~{entries:.3e} entries (scale {scale}, {i} -> {o}) are too large"
-            ),
-        )
-    };
-    if entries > MAX_ENTRIES {
-        return Err(oom());
-    }
-    let mut probe: Vec<u8> = Vec::new();
-    probe
-        .try_reserve_exact(entries as usize * 32)
-        .map_err(|_| oom())
 }
 
 unsafe fn plan_create(
@@ -626,21 +547,11 @@ unsafe fn execute(
     if s0.checked_add(sn).is_none() || d0.checked_add(dn).is_none() {
         return Err(invalid("a buffer wraps around the address space"));
     }
-    let overlap = sn > 0 && s0 < d0 + dn && d0 < s0 + sn;
-    let mut copy = Vec::new();
-    let src_slice: &[u8] = if sn == 0 {
-        &[]
-    } else if overlap {
-        // In-place or overlapping: read from a private copy of src.
-        copy.try_reserve_exact(sn)
-            .map_err(|_| Refusal(RESAMPLE_OUT_OF_MEMORY, "no memory for a copy of src".into()))?;
-        copy.extend_from_slice(std::slice::from_raw_parts(src.cast::<u8>(), sn));
-        &copy
-    } else {
-        std::slice::from_raw_parts(src.cast::<u8>(), sn)
+    let src = crate::capi::exec::Raw {
+        ptr: src.cast::<u8>(),
+        len: sn,
     };
-    let dst_slice = std::slice::from_raw_parts_mut(dst.cast::<u8>(), dn);
-    p.plan.execute(src_slice, dst_slice, &[])?;
+    crate::capi::exec::execute(&p.plan, src, dst.cast::<u8>(), dn, &[])?;
     Ok(())
 }
 
