@@ -19,9 +19,9 @@ libresample ("ours") runs through the face the problem names: the oneDNN 2.6 API
 resolves its entry points into a table of its own; Python times torch / cv2 / ORT itself.
 
 Timing: every peer of a problem is measured in alternating rounds (an untimed execution, a
-block of ~20 ms of executions, a short pause so that its worker threads fall asleep, then the
-next peer; the peer order rotates every round). A cell is the median over rounds of the mean
-time per execution in the block. `best/ours` = fastest peer's time / ours (> 1: libresample is
+block of ~20 ms of individually timed executions, a short pause so that its worker threads
+fall asleep, then the next peer; the peer order rotates every round). A cell is the median
+execution time over all rounds. `best/ours` = fastest peer's time / ours (> 1: libresample is
 faster). `roofline` = (bytes read + bytes written) / ours' time, as a percentage of the memcpy
 bandwidth measured in the same run (a buffer larger than the last-level cache, split over the
 same number of threads). `maxdiff` = the largest |peer - ours| over all peers, relative to
@@ -262,6 +262,8 @@ class Harness:
                               ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
         h.h_run.restype = ctypes.c_double
         h.h_run.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        h.h_run_samples.restype = ctypes.c_int
+        h.h_run_samples.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
         h.h_free.argtypes = [ctypes.c_void_p]
         h.h_impl.restype = ctypes.c_char_p
         h.h_impl.argtypes = [ctypes.c_void_p]
@@ -310,6 +312,12 @@ class CPeer:
             raise RuntimeError("execution failed")
         return t
 
+    def samples(self, k):
+        buf = np.zeros(k, dtype=np.float64)
+        if self.H.h.h_run_samples(self.inst, k, buf.ctypes.data):
+            raise RuntimeError("execution failed")
+        return buf.tolist()
+
     def output(self):
         return self.dst
 
@@ -331,6 +339,14 @@ class PyPeer:
         for _ in range(k):
             fn()
         return time.perf_counter() - t0
+
+    def samples(self, k):
+        fn, clock, out = self.fn, time.perf_counter, []
+        for _ in range(k):
+            t0 = clock()
+            fn()
+            out.append(clock() - t0)
+        return out
 
     def close(self):
         self.fn = None
@@ -481,7 +497,9 @@ def ort_peer(ort, p, src, threads):
 
 
 def measure(peers, rounds, block, pause):
-    """alternating rounds; returns {name: median seconds per execution}"""
+    """alternating rounds of ~`block`-second blocks of individually timed executions;
+    returns {name: median seconds per execution over all rounds} (the median, not the mean,
+    so that executions stalled by other processes on a shared machine do not count)"""
     per = {}
     for name, pr in peers.items():  # warm-up and calibration
         pr.run(1)
@@ -495,7 +513,7 @@ def measure(peers, rounds, block, pause):
             pr, k = peers[name], per[name]
             if k > 1:
                 pr.run(1)  # this library's threads and caches warm up again
-            samples[name].append(pr.run(k) / k)
+            samples[name].extend(pr.samples(k))
             time.sleep(pause)
     return {name: statistics.median(s) for name, s in samples.items()}
 
@@ -572,13 +590,14 @@ def run_all(args, nthreads):
     emit(f"# Peer benchmark, {'1 thread' if nthreads == 1 else f'{nthreads} threads (all cores)'}")
     emit()
     emit(f"- CPU: {isa_line()}; {os.cpu_count()} CPUs online")
-    emit(f"- RESAMPLE_ISA={os.environ.get('RESAMPLE_ISA', '(unset)')}, "
-         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')}")
+    emit("- " + ", ".join(f"{v}={os.environ.get(v, '(unset)')}" for v in (
+        "RESAMPLE_ISA", "DNNL_MAX_CPU_ISA", "OMP_NUM_THREADS")))
     emit(f"- memcpy bandwidth (read+write, {args.memcpy_mb} MiB buffer, {nthreads} thread(s)): "
          f"{bw / 1e9:.1f} GB/s")
     emit(f"- ours: {ours_path}; dnnl2.6: {args.dnnl2}; dnnl3: {args.dnnl3}")
     emit(f"- {', '.join(versions)}")
-    emit(f"- {args.rounds} rounds of ~{args.block * 1e3:.0f} ms blocks per peer, medians; "
+    emit(f"- {args.rounds} rounds of ~{args.block * 1e3:.0f} ms blocks per peer, median "
+         "execution time; "
          "best/ours > 1: libresample is faster")
     for n in notices:
         emit(f"- NOTICE: {n}")

@@ -91,6 +91,17 @@ double h_run(void *inst, int iters) {
     return now() - t0;
 }
 
+/* `iters` executions, each timed: out[i] = seconds of execution i; 0 on success */
+int h_run_samples(void *inst, int iters, double *out) {
+    hinst_t *I = inst;
+    for (int i = 0; i < iters; i++) {
+        double t0 = now();
+        if (I->b->run(I->inst)) return -1;
+        out[i] = now() - t0;
+    }
+    return 0;
+}
+
 void h_free(void *inst) {
     hinst_t *I = inst;
     if (!I) return;
