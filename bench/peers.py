@@ -590,6 +590,11 @@ def run_all(args, nthreads):
     emit(f"# Peer benchmark, {'1 thread' if nthreads == 1 else f'{nthreads} threads (all cores)'}")
     emit()
     emit(f"- CPU: {isa_line()}; {os.cpu_count()} CPUs online")
+    load = os.getloadavg()
+    emit(f"- load average at start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}" + (
+        " — WARNING: the machine is busy; the ratios (all-cores ones especially: an OpenMP "
+        "parallel region waits for its descheduled threads) are unreliable"
+        if load[0] > 0.75 * (os.cpu_count() or 1) else ""))
     emit("- " + ", ".join(f"{v}={os.environ.get(v, '(unset)')}" for v in (
         "RESAMPLE_ISA", "DNNL_MAX_CPU_ISA", "OMP_NUM_THREADS")))
     emit(f"- memcpy bandwidth (read+write, {args.memcpy_mb} MiB buffer, {nthreads} thread(s)): "
