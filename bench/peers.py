@@ -111,6 +111,9 @@ PROBLEMS = [
       face="acl"),
     P("acl_bwd_nearest2d_nchw_mb8ic64_112to56", B, NN, "f32", PL, 8, 64, (112, 112),
       (56, 56), face="acl"),
+    # (the "112->56" may mean gradOut 112 -> gradInput 56: the forward 56 -> 112)
+    P("acl_bwd_nearest2d_nchw_mb8ic64_56to112", B, NN, "f32", PL, 8, 64, (56, 56), (112, 112),
+      face="acl"),
     P("acl_fwd_nearest2d_nchw_mb8ic64_56to112", F, NN, "f32", PL, 8, 64, (56, 56), (112, 112),
       face="acl"),
     # ---- bench_onednn.c's benchdnn-style shapes ----
