@@ -362,6 +362,243 @@ multiversion!(
     (src: *const u8, base: &[usize; 8], w: &[[f32; 2]; 3], px: &[(usize, usize, f32, f32)], px2: bool, out: &mut [f32])
 );
 
+/// Pixel level of a flat row (`kernels::lanes`): pixel `q` with taps `(i0, i1, w0, w1)`
+/// (f32 offsets into `row`) gets `row[i0 + l] * w0 + row[i1 + l] * w1` (with `two`; else
+/// `row[i0 + l]`) for its `n` lanes at `out + q * ostride` — the reference's outermost level.
+#[inline(always)]
+unsafe fn wrow_body<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut f32,
+    ostride: usize,
+) {
+    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+        let o = out.add(q * ostride);
+        let (a, b) = (row.add(i0), row.add(i1));
+        for l in 0..n {
+            let v = if TWO {
+                *a.add(l) * w0 + *b.add(l) * w1
+            } else {
+                *a.add(l)
+            };
+            *o.add(l) = v;
+        }
+    }
+}
+
+/// [`wrow_body`] with 16-lane AVX-512 steps and a masked tail (separate mul and add: the
+/// reference's bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn wrow_avx512<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut f32,
+    ostride: usize,
+    nt: bool,
+) {
+    use std::arch::x86_64::*;
+    let full = n / 16;
+    let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
+    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+        let o = out.add(q * ostride);
+        let (a, b) = (row.add(i0), row.add(i1));
+        let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+        let stream = nt && (o as usize).is_multiple_of(64);
+        for k in 0..full {
+            let x = _mm512_loadu_ps(a.add(16 * k));
+            let r = if TWO {
+                let y = _mm512_loadu_ps(b.add(16 * k));
+                _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+            } else {
+                x
+            };
+            if stream {
+                _mm512_stream_ps(o.add(16 * k), r);
+            } else {
+                _mm512_storeu_ps(o.add(16 * k), r);
+            }
+        }
+        if tail != 0 {
+            let l = 16 * full;
+            // Masked-off lanes are neither read nor written.
+            let x = _mm512_maskz_loadu_ps(tail, a.add(l));
+            let r = if TWO {
+                let y = _mm512_maskz_loadu_ps(tail, b.add(l));
+                _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+            } else {
+                x
+            };
+            _mm512_mask_storeu_ps(o.add(l), tail, r);
+        }
+    }
+}
+
+/// [`wrow_body`] with 8-lane AVX2 steps; the tail is a last overlapping full step (it
+/// rewrites lanes with the same bits) or, below 8 lanes, masked loads and stores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn wrow_avx2<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut f32,
+    ostride: usize,
+    nt: bool,
+) {
+    use std::arch::x86_64::*;
+    let lanes: [i32; 16] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
+    let mask = _mm256_loadu_si256(lanes.as_ptr().add(8 - n.min(8)) as *const __m256i);
+    let full = n / 8;
+    let last = n.saturating_sub(8);
+    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+        let o = out.add(q * ostride);
+        let (a, b) = (row.add(i0), row.add(i1));
+        let (v0, v1) = (_mm256_set1_ps(w0), _mm256_set1_ps(w1));
+        let stream = nt && (o as usize).is_multiple_of(32);
+        macro_rules! step {
+            ($l:expr, $nt:expr) => {{
+                let x = _mm256_loadu_ps(a.add($l));
+                let r = if TWO {
+                    let y = _mm256_loadu_ps(b.add($l));
+                    _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
+                } else {
+                    x
+                };
+                if $nt {
+                    _mm256_stream_ps(o.add($l), r);
+                } else {
+                    _mm256_storeu_ps(o.add($l), r);
+                }
+            }};
+        }
+        if n >= 8 {
+            for k in 0..full {
+                step!(8 * k, stream);
+            }
+            if !n.is_multiple_of(8) {
+                step!(last, false);
+            }
+        } else {
+            let x = _mm256_maskload_ps(a, mask);
+            let r = if TWO {
+                let y = _mm256_maskload_ps(b, mask);
+                _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
+            } else {
+                x
+            };
+            _mm256_maskstore_ps(o, mask, r);
+        }
+    }
+}
+
+/// Pixel level of a flat row (see [`wrow_body`]); `out` must not overlap `row`. With `nt`,
+/// vector-aligned pixels are written with non-temporal stores (call [`store_fence`] before
+/// the results are handed to another thread).
+pub(crate) unsafe fn wrow(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    two: bool,
+    n: usize,
+    out: *mut f32,
+    ostride: usize,
+    nt: bool,
+) {
+    #[cfg(target_arch = "x86_64")]
+    match (isa(), two) {
+        (Isa::Avx512, true) => return wrow_avx512::<true>(row, taps, n, out, ostride, nt),
+        (Isa::Avx512, false) => return wrow_avx512::<false>(row, taps, n, out, ostride, nt),
+        (Isa::Avx2, true) => return wrow_avx2::<true>(row, taps, n, out, ostride, nt),
+        (Isa::Avx2, false) => return wrow_avx2::<false>(row, taps, n, out, ostride, nt),
+        (Isa::Base, _) => {}
+    }
+    let _ = nt;
+    if two {
+        wrow_body::<true>(row, taps, n, out, ostride)
+    } else {
+        wrow_body::<false>(row, taps, n, out, ostride)
+    }
+}
+
+/// Copies `bytes` bytes per pixel: pixel `q` from `src + taps[q].0 * ssz` to
+/// `dst + q * dstride` (raw nearest along the lanes), then zeroes `pad` bytes after it. With
+/// `nt`, aligned pixels go out with non-temporal stores (see [`wrow`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn copy_pixels(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    ssz: usize,
+    bytes: usize,
+    dst: *mut u8,
+    dstride: usize,
+    pad: usize,
+    nt: bool,
+) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(
+        src: *const u8,
+        taps: &[(usize, usize, f32, f32)],
+        ssz: usize,
+        bytes: usize,
+        dst: *mut u8,
+        dstride: usize,
+        nt: bool,
+    ) {
+        use std::arch::x86_64::*;
+        // 32-byte steps; the tail is one last overlapping step (same bytes again).
+        let full = bytes / 32;
+        let last = bytes - 32;
+        for (q, t) in taps.iter().enumerate() {
+            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            if nt && (d as usize).is_multiple_of(32) {
+                for k in 0..full {
+                    let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
+                    _mm256_stream_si256(d.add(32 * k) as *mut __m256i, v);
+                }
+            } else {
+                for k in 0..full {
+                    let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
+                    _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, v);
+                }
+            }
+            if !bytes.is_multiple_of(32) {
+                let v = _mm256_loadu_si256(s.add(last) as *const __m256i);
+                _mm256_storeu_si256(d.add(last) as *mut __m256i, v);
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if isa() != Isa::Base && bytes >= 32 {
+        avx2(src, taps, ssz, bytes, dst, dstride, nt);
+        if pad > 0 {
+            for q in 0..taps.len() {
+                std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+            }
+        }
+        return;
+    }
+    let _ = nt;
+    for (q, t) in taps.iter().enumerate() {
+        let d = dst.add(q * dstride);
+        std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
+        if pad > 0 {
+            std::ptr::write_bytes(d.add(bytes), 0, pad);
+        }
+    }
+}
+
+/// Orders earlier non-temporal stores before later stores (a no-op without them).
+pub(crate) fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    if isa() != Isa::Base {
+        // SAFETY: SSE is part of x86_64.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+    }
+}
+
 /// Backward accumulation over contiguous lanes: `acc[l] += ((x[l] * w0) * w1) * w2` with
 /// `M` weights (0 = nearest: plain sum).
 #[inline(always)]

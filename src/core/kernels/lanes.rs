@@ -1,0 +1,227 @@
+//! Flat-row walk of the forward `lanes` kernel (channels-last and blocked layouts).
+//!
+//! When the pixel axis' src stride equals the lanes per run (nhwc: C; nChw16c: 16), the
+//! input columns a row of output pixels reads form one contiguous stretch of src. The levels
+//! of the reduction below the pixel axis (D, H) are then blended over that whole stretch in
+//! one long vector loop, each input column once, and the pixel axis (the outermost level)
+//! is a lerp of two blended columns per output pixel with the per-pixel offsets and weights
+//! precomputed at plan time. The values are the reference's: every blended column is the
+//! same `acc = v0*w0; acc = acc + v1*w1` chain, computed once instead of once per tap.
+
+use super::super::dtype::DataType;
+use super::super::reference::Bufs;
+use super::super::simd;
+use super::super::Problem;
+use super::{finish, LaneGeom, PixelRows, SmallCorners, ROW_BUF};
+
+/// Largest single column (f32 values) of the flat walk.
+const FLAT_MAX: usize = 1 << 15;
+
+/// Blended stretch per group of pixels (f32 values): 8 KiB, so that the stretch, the src
+/// rows it comes from and the group's output share L1, and the blending of one group
+/// overlaps the (streamed) stores of the previous one. Measured on nhwc f32 8x256
+/// 32->64: 16 KiB 2.0-2.7 ms, 8 KiB 1.4-1.6 ms; 8x64 56->112: 1.1-1.4 vs 0.98 ms.
+const FLAT_GROUP: usize = 1 << 11;
+
+/// Plan-time tables of the flat-row walk.
+#[derive(Clone, Debug)]
+pub(crate) struct FlatRow {
+    /// Pixel groups in order: pixels `p0..p1` read the stretch of `len` src elements at
+    /// offset `lo` from the row's base corner.
+    pub groups: Vec<FlatGroup>,
+    /// Per output pixel: element offsets of its two taps from its group's `lo`, weights.
+    pub taps: Vec<(usize, usize, f32, f32)>,
+    /// Longest stretch.
+    pub max_len: usize,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FlatGroup {
+    pub p0: usize,
+    pub p1: usize,
+    pub lo: usize,
+    pub len: usize,
+}
+
+/// The flat-row tables of a row-wise lanes walk, when the columns are contiguous in src and
+/// dense enough (at most about two per output pixel) that blending all of them saves work.
+pub(crate) fn flat_row(p: &Problem, l: &LaneGeom, pr: &PixelRows) -> Option<FlatRow> {
+    let stride = p.src.strides[pr.px];
+    if stride != l.block || stride == 0 || stride > FLAT_MAX || pr.taps.is_empty() {
+        return None;
+    }
+    let lo = pr.taps.iter().map(|t| t.0.min(t.1)).min()?;
+    let hi = pr.taps.iter().map(|t| t.0.max(t.1)).max()?;
+    if (hi - lo) / stride + 1 > 2 * pr.taps.len() + 2 {
+        return None;
+    }
+    // Greedy groups of consecutive pixels whose columns span at most FLAT_GROUP values (at
+    // least one pixel each); taps only move forward along a row, so groups overlap by at
+    // most a column or two.
+    let mut groups = Vec::new();
+    let mut taps = Vec::with_capacity(pr.taps.len());
+    let mut p0 = 0;
+    while p0 < pr.taps.len() {
+        let (mut glo, mut ghi) = (usize::MAX, 0);
+        let mut p1 = p0;
+        while p1 < pr.taps.len() {
+            let t = pr.taps[p1];
+            let (nlo, nhi) = (glo.min(t.0.min(t.1)), ghi.max(t.0.max(t.1)));
+            if p1 > p0 && nhi - nlo + stride > FLAT_GROUP {
+                break;
+            }
+            (glo, ghi) = (nlo, nhi);
+            p1 += 1;
+        }
+        for &(a, b, w0, w1) in &pr.taps[p0..p1] {
+            taps.push((a - glo, b - glo, w0, w1));
+        }
+        groups.push(FlatGroup {
+            p0,
+            p1,
+            lo: glo,
+            len: ghi - glo + stride,
+        });
+        p0 = p1;
+    }
+    let max_len = groups.iter().map(|g| g.len).max()?;
+    Some(FlatRow {
+        groups,
+        taps,
+        max_len,
+    })
+}
+
+/// Per-run state of one row: the lane block, its valid lanes, and where it goes.
+pub(crate) struct FlatRun<'a> {
+    pub sc: &'a SmallCorners,
+    pub doff: usize,
+    pub valid: usize,
+    pub pad: usize,
+    /// Logical index of the run's first output (lane axis at the block's first lane).
+    pub idx: &'a [usize],
+    pub c: usize,
+}
+
+/// One row of output pixels through the flat walk; `row` and `out` are scratch.
+///
+/// # Safety
+/// `b` must cover every element the problem's layouts address; this run's dst pixels must be
+/// written by this call only.
+pub(crate) unsafe fn flat_run(
+    p: &Problem,
+    pr: &PixelRows,
+    fr: &FlatRow,
+    b: Bufs<'_>,
+    r: FlatRun<'_>,
+    row: &mut Vec<f32>,
+    out: &mut Vec<f32>,
+) {
+    let d = &p.dst;
+    let dstep = d.strides[pr.px];
+    let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
+    if row.len() < fr.max_len {
+        row.resize(fr.max_len, 0.0);
+    }
+    let group = (ROW_BUF / r.valid.max(1)).max(1);
+    if !direct && out.len() < group * r.valid {
+        out.resize(group * r.valid, 0.0);
+    }
+    for g in &fr.groups {
+        let rowp = blend(p, b, r.sc, g, row);
+        let taps = &fr.taps[g.p0..g.p1];
+        if direct {
+            // SAFETY: the run's pixels (valid lanes each, dstep apart) are its own.
+            let o = (b.dst as *mut f32).add(r.doff + g.p0 * dstep);
+            simd::wrow(rowp, taps, pr.two_taps, r.valid, o, dstep, pr.stream);
+            if r.pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(o.add(q * dstep + r.valid), 0, r.pad);
+                }
+            }
+            continue;
+        }
+        let mut q0 = 0;
+        while q0 < taps.len() {
+            let n = group.min(taps.len() - q0);
+            finish_pixels(p, pr, b, &r, rowp, &taps[q0..q0 + n], g.p0 + q0, out);
+            q0 += n;
+        }
+    }
+}
+
+/// The levels below the pixel axis blended over one group's stretch (an f32 row with none
+/// to blend is read in place).
+#[inline]
+unsafe fn blend(
+    p: &Problem,
+    b: Bufs<'_>,
+    sc: &SmallCorners,
+    g: &FlatGroup,
+    row: &mut [f32],
+) -> *const f32 {
+    if p.src.dtype == DataType::F32 && sc.m == 0 {
+        return (b.src as *const f32).add(sc.offs[0] + g.lo);
+    }
+    let offs = sc.offs.map(|o| o + g.lo);
+    simd::lerp(p.src.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..g.len]);
+    row.as_ptr()
+}
+
+/// Pixels `first..first + taps.len()` through an f32 buffer, then converted and post-op'ed
+/// into dst.
+#[allow(clippy::too_many_arguments)]
+unsafe fn finish_pixels(
+    p: &Problem,
+    pr: &PixelRows,
+    b: Bufs<'_>,
+    r: &FlatRun<'_>,
+    rowp: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    first: usize,
+    out: &mut [f32],
+) {
+    let d = &p.dst;
+    let dsz = d.dtype.size();
+    let dstep = d.strides[pr.px];
+    let (valid, pad) = (r.valid, r.pad);
+    let n = taps.len();
+    let vals = &mut out[..n * valid];
+    simd::wrow(
+        rowp,
+        taps,
+        pr.two_taps,
+        valid,
+        vals.as_mut_ptr(),
+        valid,
+        false,
+    );
+    if p.post_ops.is_empty() && dstep == valid && pad == 0 {
+        simd::store_contiguous(
+            d.dtype,
+            p.numerics,
+            vals,
+            b.dst.add((r.doff + first * dstep) * dsz),
+        );
+        return;
+    }
+    let mut idx = [0usize; super::super::MAX_RANK];
+    idx[..r.idx.len()].copy_from_slice(r.idx);
+    let rank = r.idx.len();
+    for q in 0..n {
+        let off = r.doff + (first + q) * dstep;
+        idx[pr.px] = first + q;
+        idx[r.c] = r.idx[r.c];
+        finish(
+            p,
+            b,
+            &vals[q * valid..(q + 1) * valid],
+            off,
+            &mut idx[..rank],
+            r.c,
+        );
+        if pad > 0 {
+            std::ptr::write_bytes(b.dst.add((off + valid) * dsz), 0, pad * dsz);
+        }
+    }
+}
