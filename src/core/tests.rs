@@ -549,7 +549,7 @@ fn lanes_kernels_match_reference_bitwise() {
         let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
         let (mut fast, mut slow) = (init.clone(), init.clone());
         plan.execute(&src, &mut fast, &bins).unwrap();
-        plan.execute_reference(&src, &mut slow, &bins);
+        plan.execute_reference(&src, &mut slow, &bins).unwrap();
         if fast != slow {
             let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
             panic!(
@@ -659,7 +659,7 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
         let init = fill(&mut rng, &dst);
         let (mut fast, mut slow) = (init.clone(), init);
         plan.execute(&s, &mut fast, &[]).unwrap();
-        plan.execute_reference(&s, &mut slow, &[]);
+        plan.execute_reference(&s, &mut slow, &[]).unwrap();
         assert!(
             fast == slow,
             "{block} {sd:?} -> {dd:?} {alg:?} {sdt:?} {ddt:?}"
