@@ -4361,7 +4361,8 @@ dnnl_status_t dnnl_engine_get_kind(dnnl_engine_t engine, dnnl_engine_kind_t *kin
 // Destroys an engine (NULL is accepted).
 dnnl_status_t dnnl_engine_destroy(dnnl_engine_t engine);
 
-// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU).
+// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU; in
+// libdnnl.so.1, the 1.x flags, translated).
 dnnl_status_t dnnl_stream_create(dnnl_stream_t *stream, dnnl_engine_t engine, unsigned int flags);
 
 // Returns the engine of a stream.
@@ -4441,7 +4442,8 @@ dnnl_status_t dnnl_memory_set_data_handle_v2(dnnl_memory_t memory, void *handle,
 // Destroys a memory object and any buffer the library allocated for it (NULL is accepted).
 dnnl_status_t dnnl_memory_destroy(dnnl_memory_t memory);
 
-// The oneDNN version this library implements (2.6.3; hash "libresample").
+// The oneDNN version this library implements (2.6.3, or 1.2.0 in libdnnl.so.1; hash
+// "libresample").
 const struct dnnl_version_t *dnnl_version(void);
 
 // Sets the verbose level: 0 off, 1 one `onednn_verbose,exec,...` line per execution,

@@ -34,6 +34,12 @@ pub enum AxisRule {
     /// and 8/16-blocked f32/bf16); at half-way ties it hands some outputs to a different input
     /// than `ref`/`simple` do (60 -> 2: output 1 goes to input 44, not 45).
     OnednnHalfPixelJitBwd,
+    /// DNNL 1.2–1.6 (`reference/onednn.md` §2.4; libdnnl.so.1's default): the float factor
+    /// `f = (float)((double)O / I)`; forward nearest `(dim_t)((o + 0.5f) * (1.f / f))`,
+    /// linear `s = (float)((o + 0.5f) * (1.f / f)) - 0.5f` with 2.x's taps and weights;
+    /// backward nearest ranges `[ceil(i*f - 0.5f), ceil((i+1.f)*f - 0.5f))`, linear ranges
+    /// from `(x + 0.5f) * f - 0.5f` with weights from the forward `s`.
+    Dnnl12,
     /// DirectML: `c = (o - output_offset) / scale - input_offset`; nearest by `rounding`;
     /// linear with edge clamp; with `antialias` and `scale < 0.5`, a normalised tent filter
     /// of half-width `1/scale`.
@@ -136,10 +142,78 @@ fn onnx_coord(coord: OnnxCoord, scale: f64, in_size: usize, out_size: usize, y: 
     }
 }
 
-/// oneDNN's `linear_map(y, y_max, x_max)`: `((float)y + 0.5f) * x_max / y_max - 0.5f`.
+/// The coordinate formulas of one oneDNN generation along one axis (`I` inputs, `O`
+/// outputs), each in the original's float operation order. Rust's f32 `*`, `+`, `/` round
+/// every result and never contract, which is what 1.2's `volatile float s` enforced.
+#[derive(Clone, Copy)]
+enum OnednnMath {
+    /// v1.7+ / 2.x: everything from the dims (`linear_map(y, y_max, x_max)`).
+    V2 { i: usize, o: usize },
+    /// v2.x jit backward: as `V2`, nearest backward bounds from `f = (float)O / (float)I`.
+    V2JitBwd { i: usize, o: usize, f: f32 },
+    /// v1.2–1.6: everything from the factor `f = (float)((double)O / I)`.
+    V12 { f: f32 },
+}
+
+impl OnednnMath {
+    fn of(rule: &AxisRule, i: usize, o: usize) -> Self {
+        match rule {
+            AxisRule::OnednnHalfPixelJitBwd => Self::V2JitBwd {
+                i,
+                o,
+                f: o as f32 / i as f32,
+            },
+            AxisRule::Dnnl12 => Self::V12 {
+                f: (o as f64 / i as f64) as f32,
+            },
+            _ => Self::V2 { i, o },
+        }
+    }
+
+    /// Forward: output `y` -> input coordinate `s` (linear taps).
+    fn src_coord(self, y: i64) -> f32 {
+        match self {
+            Self::V2 { i, o } | Self::V2JitBwd { i, o, .. } => onednn_linear_map(y, o, i),
+            Self::V12 { f } => dnnl12_linear_map(y, 1.0 / f),
+        }
+    }
+
+    /// Backward linear ranges: input `x` -> output coordinate.
+    fn dst_coord(self, x: i64) -> f32 {
+        match self {
+            Self::V2 { i, o } | Self::V2JitBwd { i, o, .. } => onednn_linear_map(x, i, o),
+            Self::V12 { f } => dnnl12_linear_map(x, f),
+        }
+    }
+
+    /// Forward nearest input index of output `y` (before clamping).
+    fn nearest(self, y: i64) -> i64 {
+        match self {
+            Self::V2 { .. } | Self::V2JitBwd { .. } => self.src_coord(y).round() as i64,
+            Self::V12 { f } => ((y as f32 + 0.5) * (1.0 / f)) as i64,
+        }
+    }
+
+    /// Backward nearest: first output read from input `x` (`x + 1` gives the end).
+    fn nearest_bwd_bound(self, x: i64) -> i64 {
+        match self {
+            Self::V2 { i, o } => onednn_ceil_idx(x as f32 * o as f32 / i as f32 - 0.5),
+            Self::V2JitBwd { f, .. } | Self::V12 { f } => onednn_ceil_idx(x as f32 * f - 0.5),
+        }
+    }
+}
+
+/// oneDNN 2.x `linear_map(y, y_max, x_max)`: `((float)y + 0.5f) * x_max / y_max - 0.5f`.
 #[inline]
 fn onednn_linear_map(y: i64, y_max: usize, x_max: usize) -> f32 {
     ((y as f32 + 0.5) * x_max as f32 / y_max as f32) - 0.5
+}
+
+/// DNNL 1.2 `linear_map(y, f)`: `volatile float s = (y + 0.5f) * f; return s - 0.5f`.
+#[inline]
+fn dnnl12_linear_map(y: i64, f: f32) -> f32 {
+    let s = (y as f32 + 0.5) * f;
+    s - 0.5
 }
 
 /// oneDNN's `ceil_idx`: 0 for negatives, else the ceiling as an integer.
@@ -165,20 +239,19 @@ fn clamp_idx(i: i64, size: usize) -> u32 {
 pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: usize) -> FwdTaps {
     match *rule {
         AxisRule::Identity => FwdTaps::from_fn(out_size, |o, t| t.push((o as u32, 1.0))),
-        AxisRule::OnednnHalfPixel | AxisRule::OnednnHalfPixelJitBwd => {
-            FwdTaps::from_fn(out_size, |o, t| {
-                let s = onednn_linear_map(o as i64, out_size, in_size);
-                match alg {
-                    Algorithm::Nearest => t.push((clamp_idx(s.round() as i64, in_size), 1.0)),
-                    Algorithm::Linear => {
-                        let i0 = (s as i64).max(0);
-                        let i1 = onednn_ceil_idx(s).min(in_size as i64 - 1);
-                        let w1 = (s - i0 as f32).abs();
-                        let w0 = 1.0 - w1;
-                        // oneDNN's lerp is `c0*w0 + c1*(1 - w0)`: keep that second weight.
-                        t.push((clamp_idx(i0, in_size), w0));
-                        t.push((clamp_idx(i1, in_size), 1.0 - w0));
-                    }
+        AxisRule::OnednnHalfPixel | AxisRule::OnednnHalfPixelJitBwd | AxisRule::Dnnl12 => {
+            let m = OnednnMath::of(rule, in_size, out_size);
+            FwdTaps::from_fn(out_size, |o, t| match alg {
+                Algorithm::Nearest => t.push((clamp_idx(m.nearest(o as i64), in_size), 1.0)),
+                Algorithm::Linear => {
+                    let s = m.src_coord(o as i64);
+                    let i0 = (s as i64).max(0);
+                    let i1 = onednn_ceil_idx(s).min(in_size as i64 - 1);
+                    let w1 = (s - i0 as f32).abs();
+                    let w0 = 1.0 - w1;
+                    // oneDNN's lerp is `c0*w0 + c1*(1 - w0)`: keep that second weight.
+                    t.push((clamp_idx(i0, in_size), w0));
+                    t.push((clamp_idx(i1, in_size), 1.0 - w0));
                 }
             })
         }
@@ -373,33 +446,30 @@ fn antialias_taps(c: f64, s: f64, in_size: usize, t: &mut Vec<(u32, f32)>) {
 /// Backward taps of one axis (input index → outputs that read it, grouped by tap).
 pub fn backward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: usize) -> BwdTaps {
     match *rule {
-        AxisRule::OnednnHalfPixel => onednn_backward_taps(alg, in_size, out_size),
-        AxisRule::OnednnHalfPixelJitBwd if alg == Algorithm::Nearest => {
-            let f = out_size as f32 / in_size as f32;
-            let bound =
-                |i: usize| onednn_ceil_idx(i as f32 * f - 0.5).clamp(0, out_size as i64) as u32;
-            let lists: Vec<Vec<(u32, f32)>> = (0..in_size)
-                .map(|x| (bound(x)..bound(x + 1)).map(|o| (o, 1.0)).collect())
-                .collect();
-            BwdTaps::from_lists(1, &lists)
+        AxisRule::OnednnHalfPixel | AxisRule::OnednnHalfPixelJitBwd | AxisRule::Dnnl12 => {
+            onednn_backward_taps(
+                OnednnMath::of(rule, in_size, out_size),
+                alg,
+                in_size,
+                out_size,
+            )
         }
-        AxisRule::OnednnHalfPixelJitBwd => onednn_backward_taps(alg, in_size, out_size),
         _ => forward_taps(rule, alg, in_size, out_size).transpose(in_size),
     }
 }
 
-/// oneDNN 2.6 backward ranges (`ref_resampling_bwd_t`, `bwd_linear_coeffs_t`): for each
-/// input `x`, group 0 holds outputs using `x` as left tap (weight `1 - w`), group 1 the
-/// outputs using it as right tap (weight `w`), with `w = |s - trunc(s)|`.
-fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdTaps {
+/// oneDNN's backward ranges (2.6 `ref_resampling_bwd_t`, `bwd_linear_coeffs_t`; 1.2 the
+/// same with its own maps): for each input `x`, group 0 holds outputs using `x` as left
+/// tap (weight `1 - w`), group 1 the outputs using it as right tap (weight `w`), with
+/// `w = |s - trunc(s)|` of the forward coordinate `s`.
+fn onednn_backward_taps(m: OnednnMath, alg: Algorithm, in_size: usize, out_size: usize) -> BwdTaps {
     let (i_n, o_n) = (in_size, out_size);
     let clamp_o = |v: i64| v.clamp(0, o_n as i64) as u32;
     match alg {
         Algorithm::Nearest => {
-            let lists: Vec<Vec<(u32, f32)>> = (0..i_n)
+            let lists: Vec<Vec<(u32, f32)>> = (0..i_n as i64)
                 .map(|x| {
-                    let start = onednn_ceil_idx((x as f32) * o_n as f32 / i_n as f32 - 0.5);
-                    let end = onednn_ceil_idx((x as f32 + 1.0) * o_n as f32 / i_n as f32 - 0.5);
+                    let (start, end) = (m.nearest_bwd_bound(x), m.nearest_bwd_bound(x + 1));
                     (clamp_o(start)..clamp_o(end)).map(|o| (o, 1.0)).collect()
                 })
                 .collect();
@@ -407,7 +477,7 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
         }
         Algorithm::Linear => {
             let weight = |k: usize, o: u32| {
-                let s = onednn_linear_map(o as i64, o_n, i_n);
+                let s = m.src_coord(o as i64);
                 let w = (s - (s as i64) as f32).abs();
                 if k == 0 {
                     1.0 - w
@@ -421,14 +491,14 @@ fn onednn_backward_taps(alg: Algorithm, in_size: usize, out_size: usize) -> BwdT
                 let start0 = if x == 0 {
                     0
                 } else {
-                    onednn_ceil_idx(onednn_linear_map(x, i_n, o_n))
+                    onednn_ceil_idx(m.dst_coord(x))
                 };
-                let end0 = onednn_ceil_idx(onednn_linear_map(x + 1, i_n, o_n)).min(o_n as i64);
-                let start1 = after(onednn_linear_map(x - 1, i_n, o_n));
+                let end0 = onednn_ceil_idx(m.dst_coord(x + 1)).min(o_n as i64);
+                let start1 = after(m.dst_coord(x - 1));
                 let end1 = if x == i_n as i64 - 1 {
                     o_n as i64
                 } else {
-                    after(onednn_linear_map(x, i_n, o_n)).min(o_n as i64)
+                    after(m.dst_coord(x)).min(o_n as i64)
                 };
                 for (k, (s, e)) in [(start0, end0), (start1, end1)].into_iter().enumerate() {
                     lists.push(
@@ -507,6 +577,103 @@ mod tests {
             (jit.group(15, 0).0, jit.group(14, 0).0),
             (&[0u32][..], &[][..])
         );
+    }
+
+    #[test]
+    fn dnnl12_nearest_differs_from_v2_as_documented() {
+        // reference/onednn.md §2.4: I=2, O=41, o=20 gives 0 in v1.2 and 1 in v2.x.
+        assert_eq!(nearest(AxisRule::Dnnl12, 2, 41)[20], 0);
+        assert_eq!(nearest(AxisRule::OnednnHalfPixel, 2, 41)[20], 1);
+        // ... and 8242 of the 13.5 M nearest indices over I, O <= 300 differ.
+        let mut differ = 0;
+        for i in 1..=300 {
+            for o in 1..=300 {
+                let (a, b) = (
+                    nearest(AxisRule::Dnnl12, i, o),
+                    nearest(AxisRule::OnednnHalfPixel, i, o),
+                );
+                differ += a.iter().zip(&b).filter(|(x, y)| x != y).count();
+            }
+        }
+        assert_eq!(differ, 8242);
+    }
+
+    /// Plain scalar model of DNNL 1.2's `linear_coeffs_t` and nearest (written from §2.4).
+    fn dnnl12_model(i: usize, o: usize, y: usize) -> (i64, i64, f32, i64) {
+        let f = (o as f64 / i as f64) as f32;
+        let r = 1.0f32 / f;
+        let p = (y as f32 + 0.5) * r;
+        let s = p - 0.5;
+        let i0 = if s < 0.0 { 0 } else { s.trunc() as i64 };
+        let c = if s < 0.0 { 0 } else { s.ceil() as i64 };
+        let i1 = c.min(i as i64 - 1);
+        let w0 = 1.0 - (s - i0 as f32).abs();
+        (i0, i1, w0, p as i64)
+    }
+
+    #[test]
+    fn dnnl12_forward_matches_scalar_model() {
+        for i in 1..60 {
+            for o in 1..60 {
+                let lin = forward_taps(&AxisRule::Dnnl12, Algorithm::Linear, i, o);
+                let nn = nearest(AxisRule::Dnnl12, i, o);
+                for y in 0..o {
+                    let (i0, i1, w0, n) = dnnl12_model(i, o, y);
+                    let (idx, w) = lin.taps(y);
+                    assert_eq!(idx, [i0 as u32, i1 as u32], "{i}->{o} y={y}");
+                    assert_eq!(w[0].to_bits(), w0.to_bits());
+                    assert_eq!(w[1].to_bits(), (1.0 - w0).to_bits());
+                    assert_eq!(nn[y] as i64, n.min(i as i64 - 1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dnnl12_backward_examples() {
+        // Nearest ranges from the factor: 3 <- 5 (f = 5/3) sends outputs {0,1}, {2}, {3,4}.
+        let b = backward_taps(&AxisRule::Dnnl12, Algorithm::Nearest, 3, 5);
+        let got: Vec<Vec<u32>> = (0..3).map(|x| b.group(x, 0).0.to_vec()).collect();
+        assert_eq!(got, [vec![0, 1], vec![2], vec![3, 4]]);
+        // Linear ranges and weights against a scalar model of 1.2's `bwd_linear_coeffs_t`
+        // (maps with f, weights with 1/f). Unlike 2.x's, 1.2's ranges are not exactly the
+        // forward taps transposed (3 -> 13: output 6 reads input 1 as left tap, but input
+        // 1's left range misses it); libdnnl.so.1 keeps that.
+        let ceil = |v: f32| if v < 0.0 { 0 } else { v.ceil() as i64 };
+        let after = |v: f32| if v < 0.0 { 0 } else { v.trunc() as i64 + 1 };
+        let mut not_adjoint = 0;
+        for i in 1..40usize {
+            for o in 1..40usize {
+                let f = (o as f64 / i as f64) as f32;
+                let map = |x: i64| (x as f32 + 0.5) * f - 0.5;
+                let b = backward_taps(&AxisRule::Dnnl12, Algorithm::Linear, i, o);
+                let fwd = forward_taps(&AxisRule::Dnnl12, Algorithm::Linear, i, o).transpose(i);
+                for x in 0..i as i64 {
+                    let s0 = if x == 0 { 0 } else { ceil(map(x)) };
+                    let e0 = ceil(map(x + 1)).min(o as i64);
+                    let s1 = after(map(x - 1));
+                    let e1 = if x == i as i64 - 1 {
+                        o as i64
+                    } else {
+                        after(map(x)).min(o as i64)
+                    };
+                    for (k, (s, e)) in [(s0, e0), (s1, e1)].into_iter().enumerate() {
+                        let want: Vec<u32> =
+                            (s.max(0)..e.max(s.max(0))).map(|v| v as u32).collect();
+                        let (got, w) = b.group(x as usize, k);
+                        assert_eq!(got, &want[..], "{i}->{o} x={x} k={k}");
+                        for (&y, &w) in got.iter().zip(w) {
+                            let t = (y as f32 + 0.5) * (1.0 / f) - 0.5;
+                            let d = (t - t.trunc()).abs();
+                            let ww = if k == 0 { 1.0 - d } else { d };
+                            assert_eq!(w.to_bits(), ww.to_bits());
+                        }
+                        not_adjoint += usize::from(got != fwd.group(x as usize, k).0);
+                    }
+                }
+            }
+        }
+        assert!(not_adjoint > 0);
     }
 
     #[test]

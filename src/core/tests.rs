@@ -108,6 +108,8 @@ fn random_problem(rng: &mut Rng) -> (Problem, Vec<Vec<u8>>) {
         }
         let o = rng.range(1, 12);
         axes.push(match flavour {
+            // The oneDNN flavour mixes the 2.x and 1.2 (libdnnl.so.1) rules.
+            0 if rng.below(3) == 0 => AxisRule::Dnnl12,
             0 => AxisRule::OnednnHalfPixel,
             1 => AxisRule::Affine {
                 scale: o as f32 / i as f32 * rng.f32(0.7, 1.3),

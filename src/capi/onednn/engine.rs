@@ -89,7 +89,8 @@ pub unsafe extern "C" fn dnnl_engine_destroy(engine: dnnl_engine_t) -> dnnl_stat
     })
 }
 
-/// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU).
+/// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU; in
+/// libdnnl.so.1, the 1.x flags, translated).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_stream_create(
     stream: *mut dnnl_stream_t,
@@ -103,6 +104,12 @@ pub unsafe extern "C" fn dnnl_stream_create(
                 "stream_create: NULL stream or bad engine",
             );
         }
+        let Some(flags) = super::dnnl1::stream_flags_in(flags) else {
+            return refuse(
+                dnnl_invalid_arguments,
+                "stream_create: unknown DNNL 1.x stream flags",
+            );
+        };
         stream.write(registry::register(
             dnnl_stream { engine, flags },
             Kind::Stream,

@@ -368,6 +368,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
                 "memory_desc_init_by_tag: memory_desc is NULL",
             );
         }
+        let tag = super::dnnl1::tag_in(tag);
         if ndims == 0 || tag == super::format_tags::dnnl_format_tag_undef {
             memory_desc.write(dnnl_memory_desc_t::zero());
             return dnnl_success;

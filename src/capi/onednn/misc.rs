@@ -21,10 +21,25 @@ static VERSION: Version = Version(dnnl_version_t {
     gpu_runtime: DNNL_RUNTIME_NONE,
 });
 
-/// The oneDNN version this library implements (2.6.3; hash "libresample").
+/// libdnnl.so.1's version: DNNL 1.2.0 (the seeds' version; 1.3's numbering is the same).
+static VERSION_V1: Version = Version(dnnl_version_t {
+    major: 1,
+    minor: 2,
+    patch: 0,
+    hash: c"libresample".as_ptr(),
+    cpu_runtime: DNNL_RUNTIME_OMP,
+    gpu_runtime: DNNL_RUNTIME_NONE,
+});
+
+/// The oneDNN version this library implements (2.6.3, or 1.2.0 in libdnnl.so.1; hash
+/// "libresample").
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_version() -> *const dnnl_version_t {
-    &VERSION.0
+    if super::dnnl1::ACTIVE {
+        &VERSION_V1.0
+    } else {
+        &VERSION.0
+    }
 }
 
 /// Sets the verbose level: 0 off, 1 one `onednn_verbose,exec,...` line per execution,
@@ -383,6 +398,10 @@ pub unsafe extern "C" fn dnnl_runtime2str(v: c_uint) -> *const c_char {
 /// Name of a format tag (its canonical letter form, e.g. "aBcd16b" for nChw16c).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_fmt_tag2str(v: dnnl_format_tag_t) -> *const c_char {
+    if super::dnnl1::is_v1_tag_last(v) {
+        return c"format_tag_last".as_ptr();
+    }
+    let v = super::dnnl1::tag_in(v);
     static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
         (0..FORMAT_TAG_LAST as usize)

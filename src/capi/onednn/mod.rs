@@ -4,6 +4,8 @@
 //!
 //! - [`types`]: enum values, `DNNL_ARG_*`, `#[repr(C)]` structs with layout asserts;
 //! - [`format_tags`]: all format-tag names and values (generated);
+//! - `dnnl1`, `format_tags_v1`: the DNNL 1.2/1.3 ABI of libdnnl.so.1 (tag and stream-flag
+//!   translation, version, index-math switch; identity in libresample.so);
 //! - [`md`]: memory descriptors (tags parsed generically from their names);
 //! - [`engine`], [`memory`]: engines, streams, memory objects;
 //! - [`desc`]: resampling op descriptors;
@@ -21,8 +23,10 @@
 
 pub mod attr;
 pub mod desc;
+mod dnnl1;
 pub mod engine;
 pub mod format_tags;
+mod format_tags_v1;
 pub mod md;
 pub mod memory;
 pub mod misc;

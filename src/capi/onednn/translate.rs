@@ -129,7 +129,9 @@ pub(crate) fn problem(
 ) -> Problem {
     let rank = input.rank();
     let mut axes = vec![AxisRule::Identity; rank];
-    let rule = if !forward && jit_backward {
+    let rule = if let Some(rule) = super::dnnl1::rule() {
+        rule
+    } else if !forward && jit_backward {
         AxisRule::OnednnHalfPixelJitBwd
     } else {
         AxisRule::OnednnHalfPixel

@@ -20,8 +20,13 @@ static LEVEL: AtomicI32 = AtomicI32::new(-1);
 fn env_level() -> i32 {
     static ENV: OnceLock<i32> = OnceLock::new();
     *ENV.get_or_init(|| {
-        ["ONEDNN_VERBOSE", "DNNL_VERBOSE"]
-            .iter()
+        // DNNL 1.x read DNNL_VERBOSE (and MKLDNN_VERBOSE); 2.x added ONEDNN_VERBOSE.
+        let keys: &[&str] = if super::dnnl1::ACTIVE {
+            &["DNNL_VERBOSE", "MKLDNN_VERBOSE"]
+        } else {
+            &["ONEDNN_VERBOSE", "DNNL_VERBOSE"]
+        };
+        keys.iter()
             .find_map(|k| std::env::var(k).ok())
             .map_or(0, |v| v.trim().parse::<i32>().unwrap_or(0))
     })
@@ -45,23 +50,27 @@ fn emit(line: &str) {
     static HEADER: AtomicBool = AtomicBool::new(false);
     let mut out = String::new();
     if !HEADER.swap(true, Ordering::Relaxed) {
+        let p = super::dnnl1::verbose_prefix();
+        let product = if super::dnnl1::ACTIVE {
+            "DNNL v1.2.0"
+        } else {
+            "oneDNN v2.6.3"
+        };
         let _ = writeln!(
             out,
-            "onednn_verbose,info,oneDNN v2.6.3 (libresample {})",
+            "{p},info,{product} (libresample {})",
             env!("CARGO_PKG_VERSION")
         );
         let _ = writeln!(
             out,
-            "onednn_verbose,info,cpu,runtime:libresample,nthr:{}",
+            "{p},info,cpu,runtime:libresample,nthr:{}",
             crate::core::threads::max_threads()
         );
-        let _ = writeln!(
-            out,
-            "onednn_verbose,info,cpu,isa:{:?}",
-            crate::core::simd::isa()
-        );
-        out.push_str("onednn_verbose,info,gpu,runtime:none\n");
-        out.push_str("onednn_verbose,info,prim_template:operation,engine,primitive,implementation,prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time\n");
+        let _ = writeln!(out, "{p},info,cpu,isa:{:?}", crate::core::simd::isa());
+        let _ = writeln!(out, "{p},info,gpu,runtime:none");
+        if !super::dnnl1::ACTIVE {
+            out.push_str("onednn_verbose,info,prim_template:operation,engine,primitive,implementation,prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time\n");
+        }
     }
     out.push_str(line);
     out.push('\n');
@@ -76,7 +85,14 @@ fn emit(line: &str) {
 pub(crate) fn create_line(info: &str, ms: f64) {
     if level() >= 2 {
         emit(&format!(
-            "onednn_verbose,create:cache_miss,{info},{}",
+            "{},{},{info},{}",
+            super::dnnl1::verbose_prefix(),
+            // DNNL 1.2 had no primitive cache.
+            if super::dnnl1::ACTIVE {
+                "create"
+            } else {
+                "create:cache_miss"
+            },
             fmt_g(ms)
         ));
     }
@@ -84,7 +100,11 @@ pub(crate) fn create_line(info: &str, ms: f64) {
 
 /// `onednn_verbose,exec,<info>,<ms>` (level 1).
 pub(crate) fn exec_line(info: &str, ms: f64) {
-    emit(&format!("onednn_verbose,exec,{info},{}", fmt_g(ms)));
+    emit(&format!(
+        "{},exec,{info},{}",
+        super::dnnl1::verbose_prefix(),
+        fmt_g(ms)
+    ));
 }
 
 /// C's `printf("%g", v)`.
