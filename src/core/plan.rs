@@ -86,6 +86,7 @@ impl Plan {
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(_) => "rows",
             Strategy::BwdRows(_) => "bwd_rows",
+            Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::Copy(_) => "copy",

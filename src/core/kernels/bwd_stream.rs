@@ -28,6 +28,18 @@ pub(crate) struct Segs {
     pub wt: Vec<f32>,
     /// An interior stretch with a fixed shape, for the unrolled loops.
     pub uniform: Option<Uniform>,
+    /// Without one, short lists padded to a common length for a gather-and-select loop.
+    pub padded: Option<Padded>,
+}
+
+/// Every element's list padded to `lmax` columns: column `idx[j * n + iw]` with weight
+/// `w[j * n + iw]` for `j < len[iw]`; padding entries read column 0 and are discarded by a
+/// select (never added as zero terms: `-0.0 + 0.0` and `inf * 0` would change the bits).
+#[derive(Clone, Debug)]
+pub(crate) struct Padded {
+    pub lmax: usize,
+    pub idx: Vec<u32>,
+    pub w: Vec<f32>,
 }
 
 /// Elements `i0..i1` read `len` columns from `k * iw + c`; weights by column position:
@@ -62,6 +74,40 @@ pub(crate) struct StreamGeom {
     pub segs: Vec<Segs>,
     /// Weights per diff_dst element (linear: other axes' weights then `w`'s; nearest: 0).
     pub nweights: usize,
+    /// Nearest where every resampled axis maps input `i` to output `i` alone, and both
+    /// tensors share one dense unblocked layout: diff_src = `0.0 + diff_dst` element by
+    /// element over this many elements (runs are chunks of [`FLAT`]).
+    pub flat: Option<usize>,
+}
+
+/// Elements per run of the flat walk.
+const FLAT: usize = 1 << 14;
+
+/// Whether every list of `tab` is the single output `i` (weight 1) for input `i`.
+fn identity_like(tab: &BwdTaps, n: usize) -> bool {
+    tab.groups == 1
+        && tab.inputs() == n
+        && (0..n).all(|i| {
+            let (o, w) = tab.group(i, 0);
+            o.len() == 1 && o[0] as usize == i && w[0] == 1.0
+        })
+}
+
+/// Elements of a layout whose elements fill `offset..offset + n` exactly, if it is one.
+fn dense_span(l: &super::super::Layout) -> Option<usize> {
+    if l.blocks.iter().any(|&b| b > 1) || l.padded != l.dims {
+        return None;
+    }
+    let mut axes: Vec<usize> = (0..l.rank()).filter(|&a| l.dims[a] > 1).collect();
+    axes.sort_by_key(|&a| l.strides[a]);
+    let mut n = 1usize;
+    for a in axes {
+        if l.strides[a] != n {
+            return None;
+        }
+        n = n.checked_mul(l.dims[a])?;
+    }
+    Some(n)
 }
 
 /// Largest cached scaled-row block (f32 values) of the unlaned walk.
@@ -80,6 +126,7 @@ fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
             wofs: Vec::with_capacity(n_in),
             wt: Vec::new(),
             uniform: None,
+            padded: None,
         };
         for iw in 0..n_in {
             let (outs, wts) = tab.group(iw, g);
@@ -97,6 +144,9 @@ fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
             s.wt.extend_from_slice(wts);
         }
         s.uniform = uniform(&s);
+        if s.uniform.is_none() {
+            s.padded = padded(&s);
+        }
         all.push(s);
     }
     Some(all)
@@ -145,6 +195,29 @@ fn uniform(s: &Segs) -> Option<Uniform> {
     })
 }
 
+/// Longest list the gather-and-select loop pads to.
+const MAX_PAD: usize = 8;
+
+fn padded(s: &Segs) -> Option<Padded> {
+    let n = s.start.len();
+    let lmax = s.len.iter().copied().max().unwrap_or(0) as usize;
+    if n < 8 || lmax == 0 || lmax > MAX_PAD {
+        return None;
+    }
+    let mut p = Padded {
+        lmax,
+        idx: vec![0; lmax * n],
+        w: vec![0.0; lmax * n],
+    };
+    for iw in 0..n {
+        for j in 0..s.len[iw] as usize {
+            p.idx[j * n + iw] = s.start[iw] + j as u32;
+            p.w[j * n + iw] = s.wt[s.wofs[iw] as usize + j];
+        }
+    }
+    Some(p)
+}
+
 /// The streaming geometry for a backward problem, or `None` when it does not apply.
 /// `lane` is the lane axis of a laned walk; without it, `w` must be the last axis with unit
 /// stride in both tensors and nothing blocked.
@@ -179,7 +252,25 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             }
         }
     }
+    let flat = (p.alg == Algorithm::Nearest
+        && s.dims == d.dims
+        && (0..rank).all(|a| s.dims[a] <= 1 || s.strides[a] == d.strides[a])
+        && t.resampled
+            .iter()
+            .all(|&a| identity_like(t.bwd[a].as_ref().unwrap(), d.dims[a])))
+    .then(|| dense_span(s).filter(|&n| dense_span(d) == Some(n)))
+    .flatten();
     let segs = segments(t.bwd[w].as_ref()?, d.dims[w], s.dims[w])?;
+    if let Some(n) = flat {
+        return Some(StreamGeom {
+            w,
+            lane,
+            runs: n.div_ceil(FLAT),
+            segs,
+            nweights,
+            flat,
+        });
+    }
     let runs = (0..rank)
         .filter(|&a| a != w && lane.as_ref().is_none_or(|l| l.c != a))
         .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?
@@ -190,11 +281,15 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         runs,
         segs,
         nweights,
+        flat: None,
     })
 }
 
 /// diff_dst elements a run reads (for the thread grain).
 pub(crate) fn run_cost(p: &Problem, g: &StreamGeom) -> usize {
+    if g.flat.is_some() {
+        return FLAT;
+    }
     let lanes = g.lane.as_ref().map_or(1, |l| l.block);
     (p.src.dims[g.w] + p.dst.dims[g.w]) * lanes * g.segs.len() * 2
 }
@@ -211,6 +306,9 @@ pub(crate) unsafe fn run(
     start: usize,
     end: usize,
 ) {
+    if let Some(n) = g.flat {
+        return flat(p, n, b, start, end);
+    }
     match &g.lane {
         Some(l) => laned(p, t, g, l, b, start, end),
         None => unlaned(p, t, g, b, start, end),
@@ -246,7 +344,9 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
     let (n_out, n_in) = (s.dims[w], d.dims[w]);
     let nearest = p.alg == Algorithm::Nearest;
     // Scaled rows are the source itself when nothing scales or converts them.
-    let direct = s.dtype == DataType::F32 && (nearest || m == 0);
+    let direct = s.dtype == DataType::F32 && (nearest || m == 0) && aligned(b.src);
+    // f32 results accumulate in place in diff_src (rows are contiguous).
+    let in_place = d.dtype == DataType::F32 && aligned(b.dst);
     let mut acc = vec![0f32; n_in];
     let mut tbuf: Vec<f32> = Vec::new();
     let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
@@ -254,6 +354,12 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
         let idx = runs.pos;
         let (doff, sbase) = (runs.doff, runs.sbase);
         runs.advance();
+        // SAFETY: this diff_src row (n_in contiguous, aligned f32) belongs to this run only.
+        let acc: &mut [f32] = if in_place {
+            std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), n_in)
+        } else {
+            &mut acc
+        };
         acc.fill(0.0);
         let mut gi = [0usize; MAX_RANK];
         loop {
@@ -304,7 +410,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                             scale_row(s.dtype, ms, b.src, off, &wv, &mut tbuf[..n_out]);
                             tbuf.as_ptr()
                         };
-                        seg_sum(tr, seg, nearest, &mut acc);
+                        seg_sum(tr, seg, nearest, acc);
                     }
                 }
             }
@@ -312,19 +418,98 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                 break;
             }
         }
-        simd::store_contiguous(d.dtype, p.numerics, &acc, b.dst.add(doff * d.dtype.size()));
+        if !in_place {
+            simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add(doff * d.dtype.size()));
+        }
     }
+}
+
+/// The flat walk: `0.0 + x` per element (the reference's accumulation of a single term:
+/// it turns -0.0 into +0.0), then the usual store.
+unsafe fn flat(p: &Problem, n: usize, b: Bufs<'_>, start: usize, end: usize) {
+    let (s, d) = (&p.src, &p.dst);
+    let f32_only = s.dtype == DataType::F32 && d.dtype == DataType::F32;
+    let mut buf = vec![0f32; if f32_only { 0 } else { FLAT.min(n) }];
+    for r in start..end {
+        let i0 = r * FLAT;
+        let c = FLAT.min(n - i0);
+        if f32_only {
+            let sp = (b.src as *const f32).add(s.offset + i0);
+            add_zero_f32(sp, (b.dst as *mut f32).add(d.offset + i0), c);
+            continue;
+        }
+        let v = &mut buf[..c];
+        scale_row(s.dtype, 0, b.src, s.offset + i0, &[1.0; 3], v);
+        add_zero(v);
+        simd::store_contiguous(
+            d.dtype,
+            p.numerics,
+            v,
+            b.dst.add((d.offset + i0) * d.dtype.size()),
+        );
+    }
+}
+
+/// `dst[i] = 0.0 + src[i]` over f32 of any alignment, in one pass.
+unsafe fn add_zero_f32(src: *const f32, dst: *mut f32, n: usize) {
+    #[inline(always)]
+    unsafe fn body(src: *const f32, dst: *mut f32, n: usize) {
+        for i in 0..n {
+            dst.add(i)
+                .write_unaligned(src.add(i).read_unaligned() + 0.0);
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(src: *const f32, dst: *mut f32, n: usize) {
+        body(src, dst, n)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if simd::isa() != simd::Isa::Base {
+        return avx2(src, dst, n);
+    }
+    body(src, dst, n)
+}
+
+/// `v = 0.0 + v` (not a no-op: -0.0 becomes +0.0).
+fn add_zero(v: &mut [f32]) {
+    #[inline(always)]
+    fn body(v: &mut [f32]) {
+        for x in v.iter_mut() {
+            *x += 0.0;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(v: &mut [f32]) {
+        body(v)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if simd::isa() != simd::Isa::Base {
+        // SAFETY: AVX2 is present (the ISA was detected).
+        return unsafe { avx2(v) };
+    }
+    body(v)
+}
+
+/// Whether `p` may be read or written as f32 in place.
+fn aligned(p: *const u8) -> bool {
+    (p as usize).is_multiple_of(std::mem::align_of::<f32>())
 }
 
 /// `acc[iw] += t[o] (* w)` over each element's column range, in column order.
 unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, acc: &mut [f32]) {
     let n = acc.len();
-    let (lo, hi) = match &seg.uniform {
-        Some(u) => {
+    let (lo, hi) = match (&seg.uniform, &seg.padded) {
+        (Some(u), _) => {
             seg_uniform(tr, u, nearest, acc.as_mut_ptr().add(u.i0));
             (u.i0, u.i1)
         }
-        None => (n, n),
+        (None, Some(pd)) => {
+            seg_gather(tr, pd, &seg.len, nearest, acc);
+            return;
+        }
+        (None, None) => (n, n),
     };
     let scalar = |iw: usize, a: &mut f32| {
         let (st, ln, wo) = (
@@ -416,6 +601,106 @@ unsafe fn seg_uniform(tr: *const f32, u: &Uniform, nearest: bool, acc: *mut f32)
         }};
     }
     isa_fns!(1,1; 1,2; 1,3; 1,4; 2,1; 2,2; 2,3; 2,4; 3,1; 3,2; 3,3; 3,4; 4,1; 4,2; 4,3; 4,4)
+}
+
+/// The padded lists: per column position `j`, gather `t` for every element and add where
+/// `j < len` (a select, so padding never touches the accumulator).
+#[inline(always)]
+unsafe fn seg_gather_body<const NEAREST: bool>(
+    tr: *const f32,
+    lmax: usize,
+    idx: *const u32,
+    w: *const f32,
+    len: *const u32,
+    acc: *mut f32,
+    n: usize,
+) {
+    const CH: usize = 64;
+    let mut xs = [0f32; CH];
+    let (acc, len) = (
+        std::slice::from_raw_parts_mut(acc, n),
+        std::slice::from_raw_parts(len, n),
+    );
+    for j in 0..lmax {
+        let (ij, wj) = (
+            std::slice::from_raw_parts(idx.add(j * n), n),
+            std::slice::from_raw_parts(w.add(j * n), n),
+        );
+        let mut q0 = 0;
+        while q0 < n {
+            let c = CH.min(n - q0);
+            // Gather (scalar), then a vector multiply and select over the chunk.
+            for (x, &i) in xs[..c].iter_mut().zip(&ij[q0..q0 + c]) {
+                *x = *tr.add(i as usize);
+            }
+            let (a, l, wv) = (&mut acc[q0..q0 + c], &len[q0..q0 + c], &wj[q0..q0 + c]);
+            for q in 0..c {
+                let p = if NEAREST { xs[q] } else { xs[q] * wv[q] };
+                a[q] = if (j as u32) < l[q] { a[q] + p } else { a[q] };
+            }
+            q0 += c;
+        }
+    }
+}
+
+unsafe fn seg_gather(tr: *const f32, pd: &Padded, len: &[u32], nearest: bool, acc: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<const N: bool>(
+        tr: *const f32,
+        lmax: usize,
+        idx: *const u32,
+        w: *const f32,
+        len: *const u32,
+        acc: *mut f32,
+        n: usize,
+    ) {
+        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512<const N: bool>(
+        tr: *const f32,
+        lmax: usize,
+        idx: *const u32,
+        w: *const f32,
+        len: *const u32,
+        acc: *mut f32,
+        n: usize,
+    ) {
+        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
+    }
+    unsafe fn base<const N: bool>(
+        tr: *const f32,
+        lmax: usize,
+        idx: *const u32,
+        w: *const f32,
+        len: *const u32,
+        acc: *mut f32,
+        n: usize,
+    ) {
+        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
+    }
+    let (l, i, w, ln, a, n) = (
+        pd.lmax,
+        pd.idx.as_ptr(),
+        pd.w.as_ptr(),
+        len.as_ptr(),
+        acc.as_mut_ptr(),
+        acc.len(),
+    );
+    match (simd::isa(), nearest) {
+        #[cfg(target_arch = "x86_64")]
+        (simd::Isa::Avx512, true) => avx512::<true>(tr, l, i, w, ln, a, n),
+        #[cfg(target_arch = "x86_64")]
+        (simd::Isa::Avx512, false) => avx512::<false>(tr, l, i, w, ln, a, n),
+        #[cfg(target_arch = "x86_64")]
+        (simd::Isa::Avx2, true) => avx2::<true>(tr, l, i, w, ln, a, n),
+        #[cfg(target_arch = "x86_64")]
+        (simd::Isa::Avx2, false) => avx2::<false>(tr, l, i, w, ln, a, n),
+        (_, true) => base::<true>(tr, l, i, w, ln, a, n),
+        (_, false) => base::<false>(tr, l, i, w, ln, a, n),
+    }
 }
 
 /// `out[i] = ((x[i] * w0) * w1) * w2` with `M` weights, `x` the source row from `off`.
@@ -571,7 +856,14 @@ unsafe fn laned(
         let mut l0 = 0;
         while l0 < valid {
             let nl = chunk.min(valid - l0);
-            let acc = &mut acc[..n_in * nl];
+            // With the row's lanes contiguous in an f32 diff_src, accumulate in place.
+            let in_place = pds == nl && d.dtype == DataType::F32 && aligned(b.dst);
+            // SAFETY: the row (n_in * nl contiguous, aligned f32) belongs to this run only.
+            let acc: &mut [f32] = if in_place {
+                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff + l0), n_in * nl)
+            } else {
+                &mut acc[..n_in * nl]
+            };
             acc.fill(0.0);
             let mut gi = [0usize; MAX_RANK];
             loop {
@@ -598,7 +890,8 @@ unsafe fn laned(
                     break;
                 }
             }
-            if pds == nl {
+            if in_place {
+            } else if pds == nl {
                 simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add((doff + l0) * dsz));
             } else {
                 for iw in 0..n_in {
