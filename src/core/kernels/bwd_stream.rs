@@ -796,21 +796,37 @@ unsafe fn lane_row_body<S: Src, const M: usize>(
             seg.wofs[iw] as usize,
         );
         let a = &mut acc[iw * nl..(iw + 1) * nl];
-        for j in 0..ln {
-            let ww = seg.wt[wo + j];
+        let wts = &seg.wt[wo..wo + ln];
+        let term = |x: f32, ww: f32| match M {
+            0 => x,
+            1 => x * ww,
+            2 => (x * w0) * ww,
+            _ => ((x * w0) * w1) * ww,
+        };
+        // Blocks of LB lanes keep their sums in registers across the element's columns.
+        let mut l0 = 0;
+        while l0 + LB <= nl {
+            let mut r: [f32; LB] = a[l0..l0 + LB].try_into().unwrap();
+            for (j, &ww) in wts.iter().enumerate() {
+                let p = off + (st + j) * pstride + l0;
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v += term(S::get(src, p + k), ww);
+                }
+            }
+            a[l0..l0 + LB].copy_from_slice(&r);
+            l0 += LB;
+        }
+        for (j, &ww) in wts.iter().enumerate() {
             let p = off + (st + j) * pstride;
-            for (l, v) in a.iter_mut().enumerate() {
-                let x = S::get(src, p + l);
-                *v += match M {
-                    0 => x,
-                    1 => x * ww,
-                    2 => (x * w0) * ww,
-                    _ => ((x * w0) * w1) * ww,
-                };
+            for (l, v) in a.iter_mut().enumerate().skip(l0) {
+                *v += term(S::get(src, p + l), ww);
             }
         }
     }
 }
+
+/// Lanes per register block of [`lane_row_body`].
+const LB: usize = 32;
 
 multiversion_sm!(
     lane_row,
