@@ -201,7 +201,13 @@ const MAX_PAD: usize = 8;
 fn padded(s: &Segs) -> Option<Padded> {
     let n = s.start.len();
     let lmax = s.len.iter().copied().max().unwrap_or(0) as usize;
-    if n < 8 || lmax == 0 || lmax > MAX_PAD {
+    let cols = s
+        .start
+        .iter()
+        .zip(&s.len)
+        .map(|(&a, &l)| a as u64 + l as u64)
+        .max();
+    if n < 8 || lmax == 0 || lmax > MAX_PAD || cols.unwrap_or(0) > i32::MAX as u64 {
         return None;
     }
     let mut p = Padded {
@@ -630,8 +636,10 @@ unsafe fn seg_gather_body<const NEAREST: bool>(
         while q0 < n {
             let c = CH.min(n - q0);
             // Gather (scalar), then a vector multiply and select over the chunk.
+            // Signed 32-bit indices (rows this long are < 2^31, checked at plan time) let
+            // the vector gathers use 32-bit lanes.
             for (x, &i) in xs[..c].iter_mut().zip(&ij[q0..q0 + c]) {
-                *x = *tr.add(i as usize);
+                *x = *tr.offset(i as i32 as isize);
             }
             let (a, l, wv) = (&mut acc[q0..q0 + c], &len[q0..q0 + c], &wj[q0..q0 + c]);
             for q in 0..c {
@@ -647,19 +655,6 @@ unsafe fn seg_gather(tr: *const f32, pd: &Padded, len: &[u32], nearest: bool, ac
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn avx2<const N: bool>(
-        tr: *const f32,
-        lmax: usize,
-        idx: *const u32,
-        w: *const f32,
-        len: *const u32,
-        acc: *mut f32,
-        n: usize,
-    ) {
-        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn avx512<const N: bool>(
         tr: *const f32,
         lmax: usize,
         idx: *const u32,
@@ -689,15 +684,13 @@ unsafe fn seg_gather(tr: *const f32, pd: &Padded, len: &[u32], nearest: bool, ac
         acc.as_mut_ptr(),
         acc.len(),
     );
+    // AVX2 also on AVX-512 machines: its 8-lane gathers measured faster (Zen 4: 56->75
+    // linear nchw 10.6 vs 15.2 ms); the bits are the same either way.
     match (simd::isa(), nearest) {
         #[cfg(target_arch = "x86_64")]
-        (simd::Isa::Avx512, true) => avx512::<true>(tr, l, i, w, ln, a, n),
+        (simd::Isa::Avx512 | simd::Isa::Avx2, true) => avx2::<true>(tr, l, i, w, ln, a, n),
         #[cfg(target_arch = "x86_64")]
-        (simd::Isa::Avx512, false) => avx512::<false>(tr, l, i, w, ln, a, n),
-        #[cfg(target_arch = "x86_64")]
-        (simd::Isa::Avx2, true) => avx2::<true>(tr, l, i, w, ln, a, n),
-        #[cfg(target_arch = "x86_64")]
-        (simd::Isa::Avx2, false) => avx2::<false>(tr, l, i, w, ln, a, n),
+        (simd::Isa::Avx512 | simd::Isa::Avx2, false) => avx2::<false>(tr, l, i, w, ln, a, n),
         (_, true) => base::<true>(tr, l, i, w, ln, a, n),
         (_, false) => base::<false>(tr, l, i, w, ln, a, n),
     }
