@@ -172,4 +172,39 @@ fn main() {
             floor,
         );
     }
+    // DRAM-bound backward (hundreds of MB) next to a memcpy of the same traffic.
+    if std::env::args().nth(1).is_some_and(|f| f == "roofline") {
+        let (src, dst) = (nchw(&[2, 64, 512, 512]), nchw(&[2, 64, 256, 256]));
+        let bytes = src.span_bytes().unwrap() + dst.span_bytes().unwrap();
+        let a = vec![1u8; bytes / 2];
+        let mut b = vec![0u8; bytes / 2];
+        let mut t = Vec::new();
+        for _ in 0..9 {
+            let c = Instant::now();
+            b.copy_from_slice(std::hint::black_box(&a));
+            t.push(c.elapsed().as_secs_f64() * 1e3);
+        }
+        t.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        println!(
+            "memcpy of the same bytes ({} MB r+w)            {:>9.3} ms",
+            bytes >> 20,
+            t[4]
+        );
+        for (alg, an) in [(Nearest, "nearest"), (Linear, "linear")] {
+            bench(
+                &format!("roofline {an} bwd nchw 2x64x256x256<-512"),
+                alg,
+                Backward,
+                src.clone(),
+                dst.clone(),
+            );
+        }
+        bench(
+            "roofline linear bwd nhwc 2x64x256x256<-512",
+            Linear,
+            Backward,
+            nhwc(&[2, 64, 512, 512]),
+            nhwc(&[2, 64, 256, 256]),
+        );
+    }
 }

@@ -351,6 +351,13 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
     let nearest = p.alg == Algorithm::Nearest;
     // Scaled rows are the source itself when nothing scales or converts them.
     let direct = s.dtype == DataType::F32 && (nearest || m == 0) && aligned(b.src);
+    // Linear with one other axis over an f32 source: its weight is applied inside the
+    // segment sums, reading the source rows directly (no scaled-row pass).
+    let fused = s.dtype == DataType::F32
+        && !nearest
+        && m == 1
+        && aligned(b.src)
+        && g.segs.iter().all(|sg| sg.padded.is_none());
     // f32 results accumulate in place in diff_src (rows are contiguous).
     let in_place = d.dtype == DataType::F32 && aligned(b.dst);
     let mut acc = vec![0f32; n_in];
@@ -388,7 +395,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                     (off, wv)
                 };
                 let ms = if nearest { 0 } else { m };
-                let cache = !direct && npos.saturating_mul(n_out) <= T_CACHE;
+                let cache = !direct && !fused && npos.saturating_mul(n_out) <= T_CACHE;
                 if cache {
                     tbuf.resize(npos * n_out, 0.0);
                     for q in 0..npos {
@@ -402,11 +409,17 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                             &mut tbuf[q * n_out..][..n_out],
                         );
                     }
-                } else if !direct {
+                } else if !direct && !fused {
                     tbuf.resize(n_out, 0.0);
                 }
                 for seg in &g.segs {
                     for q in 0..npos {
+                        if fused {
+                            let (off, wv) = row(q);
+                            let tr = (b.src as *const f32).add(off);
+                            seg_sum(tr, seg, nearest, Some(wv[0]), acc);
+                            continue;
+                        }
                         let tr: *const f32 = if direct {
                             (b.src as *const f32).add(row(q).0)
                         } else if cache {
@@ -416,7 +429,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                             scale_row(s.dtype, ms, b.src, off, &wv, &mut tbuf[..n_out]);
                             tbuf.as_ptr()
                         };
-                        seg_sum(tr, seg, nearest, acc);
+                        seg_sum(tr, seg, nearest, None, acc);
                     }
                 }
             }
@@ -504,14 +517,19 @@ fn aligned(p: *const u8) -> bool {
 }
 
 /// `acc[iw] += t[o] (* w)` over each element's column range, in column order.
-unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, acc: &mut [f32]) {
+///
+/// `scale`: `tr` is the unscaled f32 source row and each value is first multiplied by this
+/// other-axis weight (the product the scaled row would hold); only for segments without a
+/// padded table.
+unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>, acc: &mut [f32]) {
     let n = acc.len();
     let (lo, hi) = match (&seg.uniform, &seg.padded) {
         (Some(u), _) => {
-            seg_uniform(tr, u, nearest, acc.as_mut_ptr().add(u.i0));
+            seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0));
             (u.i0, u.i1)
         }
         (None, Some(pd)) => {
+            debug_assert!(scale.is_none());
             seg_gather(tr, pd, &seg.len, nearest, acc);
             return;
         }
@@ -525,7 +543,10 @@ unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, acc: &mut [f32]) {
         );
         let mut v = *a;
         for j in 0..ln {
-            let x = *tr.add(st + j);
+            let mut x = *tr.add(st + j);
+            if let Some(wh) = scale {
+                x *= wh;
+            }
             v += if nearest { x } else { x * seg.wt[wo + j] };
         }
         *a = v;
@@ -540,12 +561,13 @@ unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, acc: &mut [f32]) {
 
 /// The uniform stretch: `K` and `L` as constants so the loop vectorises across elements.
 #[inline(always)]
-unsafe fn seg_uniform_body<const K: usize, const L: usize, const NEAREST: bool>(
+unsafe fn seg_uniform_body<const K: usize, const L: usize, const MODE: u8>(
     tr: *const f32,
     c: isize,
     i0: usize,
     n: usize,
     w: *const f32,
+    wh: f32,
     acc: *mut f32,
 ) {
     // Column of element i0 + q is K * (i0 + q) + c >= 0 (checked when the table was built).
@@ -555,52 +577,69 @@ unsafe fn seg_uniform_body<const K: usize, const L: usize, const NEAREST: bool>(
         let row = base.add(K * q);
         for j in 0..L {
             let x = *row.add(j);
-            v += if NEAREST { x } else { x * *w.add(j * n + q) };
+            // MODE 0: nearest; 1: `x * w`; 2: `(x * wh) * w` (the scaled row, fused).
+            v += match MODE {
+                0 => x,
+                1 => x * *w.add(j * n + q),
+                _ => (x * wh) * *w.add(j * n + q),
+            };
         }
         *acc.add(q) = v;
     }
 }
 
-unsafe fn seg_uniform(tr: *const f32, u: &Uniform, nearest: bool, acc: *mut f32) {
+unsafe fn seg_uniform(
+    tr: *const f32,
+    u: &Uniform,
+    nearest: bool,
+    scale: Option<f32>,
+    acc: *mut f32,
+) {
     macro_rules! isa_fns {
         ($($k:literal, $l:literal);*) => {{
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2")]
-            unsafe fn avx2<const K: usize, const L: usize, const N: bool>(
-                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, acc: *mut f32,
+            unsafe fn avx2<const K: usize, const L: usize, const N: u8>(
+                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
             ) {
-                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, acc)
+                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
             }
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f")]
-            unsafe fn avx512<const K: usize, const L: usize, const N: bool>(
-                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, acc: *mut f32,
+            unsafe fn avx512<const K: usize, const L: usize, const N: u8>(
+                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
             ) {
-                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, acc)
+                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
             }
-            unsafe fn base<const K: usize, const L: usize, const N: bool>(
-                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, acc: *mut f32,
+            unsafe fn base<const K: usize, const L: usize, const N: u8>(
+                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
             ) {
-                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, acc)
+                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
             }
             let (n, w) = (u.i1 - u.i0, u.w.as_ptr());
             let isa = simd::isa();
-            match (u.k, u.len, nearest) {
+            let mode = match (nearest, scale) {
+                (true, _) => 0u8,
+                (false, None) => 1,
+                (false, Some(_)) => 2,
+            };
+            let wh = scale.unwrap_or(1.0);
+            macro_rules! by_isa {
+                ($kk:literal, $ll:literal, $mm:literal) => {
+                    match isa {
+                        #[cfg(target_arch = "x86_64")]
+                        simd::Isa::Avx512 => avx512::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                        #[cfg(target_arch = "x86_64")]
+                        simd::Isa::Avx2 => avx2::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                        _ => base::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                    }
+                };
+            }
+            match (u.k, u.len, mode) {
                 $(
-                    ($k, $l, true) => match isa {
-                        #[cfg(target_arch = "x86_64")]
-                        simd::Isa::Avx512 => avx512::<$k, $l, true>(tr, u.c, u.i0, n, w, acc),
-                        #[cfg(target_arch = "x86_64")]
-                        simd::Isa::Avx2 => avx2::<$k, $l, true>(tr, u.c, u.i0, n, w, acc),
-                        _ => base::<$k, $l, true>(tr, u.c, u.i0, n, w, acc),
-                    },
-                    ($k, $l, false) => match isa {
-                        #[cfg(target_arch = "x86_64")]
-                        simd::Isa::Avx512 => avx512::<$k, $l, false>(tr, u.c, u.i0, n, w, acc),
-                        #[cfg(target_arch = "x86_64")]
-                        simd::Isa::Avx2 => avx2::<$k, $l, false>(tr, u.c, u.i0, n, w, acc),
-                        _ => base::<$k, $l, false>(tr, u.c, u.i0, n, w, acc),
-                    },
+                    ($k, $l, 0) => by_isa!($k, $l, 0),
+                    ($k, $l, 1) => by_isa!($k, $l, 1),
+                    ($k, $l, _) => by_isa!($k, $l, 2),
                 )*
                 _ => unreachable!("uniform shapes are 1..=4 by construction"),
             }
