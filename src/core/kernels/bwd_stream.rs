@@ -30,6 +30,8 @@ pub(crate) struct Segs {
     pub uniform: Option<Uniform>,
     /// Without one, short lists padded to a common length for a gather-and-select loop.
     pub padded: Option<Padded>,
+    /// Elements with a non-empty list that neither loop above covers (the scalar rest).
+    pub rest: Vec<u32>,
 }
 
 /// Every element's list padded to `lmax` columns: column `idx[j * n + iw]` with weight
@@ -127,6 +129,7 @@ fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
             wt: Vec::new(),
             uniform: None,
             padded: None,
+            rest: Vec::new(),
         };
         for iw in 0..n_in {
             let (outs, wts) = tab.group(iw, g);
@@ -147,6 +150,15 @@ fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
         if s.uniform.is_none() {
             s.padded = padded(&s);
         }
+        let covered = |iw: usize| match (&s.uniform, &s.padded) {
+            (Some(u), _) => (u.i0..u.i1).contains(&iw),
+            (None, Some(_)) => true,
+            (None, None) => false,
+        };
+        s.rest = (0..n_in)
+            .filter(|&iw| s.len[iw] > 0 && !covered(iw))
+            .map(|iw| iw as u32)
+            .collect();
         all.push(s);
     }
     Some(all)
@@ -522,40 +534,30 @@ fn aligned(p: *const u8) -> bool {
 /// other-axis weight (the product the scaled row would hold); only for segments without a
 /// padded table.
 unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>, acc: &mut [f32]) {
-    let n = acc.len();
-    let (lo, hi) = match (&seg.uniform, &seg.padded) {
-        (Some(u), _) => {
-            seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0));
-            (u.i0, u.i1)
-        }
+    match (&seg.uniform, &seg.padded) {
+        (Some(u), _) => seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0)),
         (None, Some(pd)) => {
             debug_assert!(scale.is_none());
             seg_gather(tr, pd, &seg.len, nearest, acc);
-            return;
         }
-        (None, None) => (n, n),
-    };
-    let scalar = |iw: usize, a: &mut f32| {
+        (None, None) => {}
+    }
+    for &iw in &seg.rest {
+        let iw = iw as usize;
         let (st, ln, wo) = (
             seg.start[iw] as usize,
             seg.len[iw] as usize,
             seg.wofs[iw] as usize,
         );
-        let mut v = *a;
-        for j in 0..ln {
+        let mut v = acc[iw];
+        for (j, &ww) in seg.wt[wo..wo + ln].iter().enumerate() {
             let mut x = *tr.add(st + j);
             if let Some(wh) = scale {
                 x *= wh;
             }
-            v += if nearest { x } else { x * seg.wt[wo + j] };
+            v += if nearest { x } else { x * ww };
         }
-        *a = v;
-    };
-    for (iw, a) in acc.iter_mut().enumerate().take(lo) {
-        scalar(iw, a);
-    }
-    for (iw, a) in acc.iter_mut().enumerate().skip(hi) {
-        scalar(iw, a);
+        acc[iw] = v;
     }
 }
 
