@@ -254,6 +254,12 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     if nweights > 3 {
         return None;
     }
+    // Per-run buffers stay bounded (a laned run holds at least 16 lanes per element).
+    if d.dims[w].max(s.dims[w]) > super::MAX_ROW / 16 && lane.is_some()
+        || d.dims[w].max(s.dims[w]) > super::MAX_ROW
+    {
+        return None;
+    }
     match &lane {
         Some(l) => {
             if w == l.c || (0..rank).any(|a| a != l.c && (s.blocks[a] > 1 || d.blocks[a] > 1)) {
