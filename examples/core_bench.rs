@@ -4,7 +4,31 @@
 use resample::core::*;
 use std::time::Instant;
 
+/// CPU time of the whole process (all threads): robust to other processes sharing the cores.
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
+}
+
 fn bench(name: &str, alg: Algorithm, dir: Direction, src: Layout, dst: Layout) {
+    bench_rule(name, alg, dir, src, dst, None)
+}
+
+/// As [`bench`] with one rule for every spatial axis (`None`: oneDNN half-pixel); a
+/// `Floor` rule gets the ratio of each axis.
+fn bench_rule(
+    name: &str,
+    alg: Algorithm,
+    dir: Direction,
+    src: Layout,
+    dst: Layout,
+    rule: Option<AxisRule>,
+) {
     // Optional arguments: a name filter and the number of timed runs.
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).is_some_and(|f| !name.contains(f.as_str())) {
@@ -13,7 +37,20 @@ fn bench(name: &str, alg: Algorithm, dir: Direction, src: Layout, dst: Layout) {
     let runs: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(15);
     let rank = src.rank();
     let mut axes = vec![AxisRule::Identity; 2];
-    axes.extend(std::iter::repeat_n(AxisRule::OnednnHalfPixel, rank - 2));
+    for d in 2..rank {
+        let (i, o) = match dir {
+            Direction::Forward => (src.dims[d], dst.dims[d]),
+            Direction::Backward => (dst.dims[d], src.dims[d]),
+        };
+        axes.push(match rule {
+            None => AxisRule::OnednnHalfPixel,
+            Some(AxisRule::Floor { exact, .. }) => AxisRule::Floor {
+                ratio: i as f32 / o as f32,
+                exact,
+            },
+            Some(r) => r,
+        });
+    }
     let p = Problem {
         alg,
         direction: dir,
@@ -30,16 +67,19 @@ fn bench(name: &str, alg: Algorithm, dir: Direction, src: Layout, dst: Layout) {
         .collect();
     let mut d = vec![0u8; p.dst.span_bytes().unwrap()];
     plan.execute(&s, &mut d, &[]).unwrap();
-    let mut times = Vec::new();
+    let (mut times, mut cpu) = (Vec::new(), Vec::new());
     for _ in 0..runs {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_ms());
         plan.execute(&s, &mut d, &[]).unwrap();
         times.push(t.elapsed().as_secs_f64() * 1e3);
+        cpu.push(cpu_ms() - c);
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    cpu.sort_by(|a, b| a.partial_cmp(b).unwrap());
     println!(
-        "{name:<48} {:>9.3} ms  ({})",
+        "{name:<48} {:>9.3} ms  cpu {:>9.3} ms  ({})",
         times[times.len() / 2],
+        cpu[cpu.len() / 2],
         plan.kernel_name()
     );
 }
@@ -99,4 +139,72 @@ fn main() {
         nchw(&[8, 256, 64, 64]),
         nchw(&[8, 256, 32, 32]),
     );
+    // The backward workloads of the performance tracker (issue 8), 8x64 f32.
+    let floor = Some(AxisRule::Floor {
+        ratio: 1.0,
+        exact: false,
+    });
+    for (alg, an) in [(Nearest, "nearest"), (Linear, "linear")] {
+        for (isz, osz) in [(56, 112), (112, 56), (56, 75)] {
+            bench(
+                &format!("{an} bwd nchw 8x64 {isz}->{osz}"),
+                alg,
+                Backward,
+                nchw(&[8, 64, osz, osz]),
+                nchw(&[8, 64, isz, isz]),
+            );
+            bench(
+                &format!("{an} bwd nhwc 8x64 {isz}->{osz}"),
+                alg,
+                Backward,
+                nhwc(&[8, 64, osz, osz]),
+                nhwc(&[8, 64, isz, isz]),
+            );
+        }
+    }
+    for (isz, osz) in [(56, 56), (112, 56), (56, 112)] {
+        bench_rule(
+            &format!("ascend nearest bwd nchw 8x64 {isz}->{osz}"),
+            Nearest,
+            Backward,
+            nchw(&[8, 64, osz, osz]),
+            nchw(&[8, 64, isz, isz]),
+            floor,
+        );
+    }
+    // DRAM-bound backward (hundreds of MB) next to a memcpy of the same traffic.
+    if std::env::args().nth(1).is_some_and(|f| f == "roofline") {
+        let (src, dst) = (nchw(&[2, 64, 512, 512]), nchw(&[2, 64, 256, 256]));
+        let bytes = src.span_bytes().unwrap() + dst.span_bytes().unwrap();
+        let a = vec![1u8; bytes / 2];
+        let mut b = vec![0u8; bytes / 2];
+        let mut t = Vec::new();
+        for _ in 0..9 {
+            let c = Instant::now();
+            b.copy_from_slice(std::hint::black_box(&a));
+            t.push(c.elapsed().as_secs_f64() * 1e3);
+        }
+        t.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        println!(
+            "memcpy of the same bytes ({} MB r+w)            {:>9.3} ms",
+            bytes >> 20,
+            t[4]
+        );
+        for (alg, an) in [(Nearest, "nearest"), (Linear, "linear")] {
+            bench(
+                &format!("roofline {an} bwd nchw 2x64x256x256<-512"),
+                alg,
+                Backward,
+                src.clone(),
+                dst.clone(),
+            );
+        }
+        bench(
+            "roofline linear bwd nhwc 2x64x256x256<-512",
+            Linear,
+            Backward,
+            nhwc(&[2, 64, 512, 512]),
+            nhwc(&[2, 64, 256, 256]),
+        );
+    }
 }

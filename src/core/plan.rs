@@ -21,6 +21,8 @@ pub(crate) enum Strategy {
     Rows(RowGeom),
     /// Backward along a unit-stride resampled last axis (nchw): per-element gather.
     BwdRows(RowGeom),
+    /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
+    BwdStream(kernels::bwd_stream::StreamGeom),
     /// No resampled axis (a layout / type conversion) that `Lanes` does not cover: rows
     /// along the finest dst axis with per-axis offset tables.
     Copy(CopyGeom),
@@ -75,6 +77,9 @@ impl Plan {
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(_) => "rows",
             Strategy::BwdRows(_) => "bwd_rows",
+            Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
+            Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
+            Strategy::BwdStream(_) => "bwd_stream",
             Strategy::Copy(_) => "copy",
             Strategy::Generic => "generic",
         }
@@ -171,6 +176,12 @@ impl Plan {
                 let per_run = g.out_w.max(1) * 4;
                 threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
                     kernels::bwd_rows(p, t, g, b, s, e)
+                })
+            }
+            Strategy::BwdStream(g) => {
+                let per_run = kernels::bwd_stream::run_cost(p, g).max(1);
+                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                    kernels::bwd_stream::run(p, t, g, b, s, e)
                 })
             }
             Strategy::Copy(g) => {

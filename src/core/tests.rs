@@ -251,7 +251,14 @@ fn kernels_match_reference_bitwise() {
             );
         }
     }
-    for k in ["lanes", "lanes_rows", "rows", "bwd_rows", "generic"] {
+    for k in [
+        "lanes",
+        "lanes_rows",
+        "rows",
+        "bwd_stream",
+        "bwd_stream_lanes",
+        "generic",
+    ] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 50,
             "kernel {k} barely exercised: {kinds:?}"
@@ -665,6 +672,194 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
         assert!(
             fast == slow,
             "{block} {sd:?} -> {dd:?} {alg:?} {sdt:?} {ddt:?}"
+        );
+    }
+}
+
+/// Backward problems of the streaming kernel's shapes: ncw/nchw/ncdhw, channels-last and
+/// 8/16-blocked, every rule family, 1:1, integer up/down and odd ratios, sizes up to 300,
+/// every dtype pair, and -0.0 / infinities / NaN in the data.
+#[test]
+fn bwd_stream_matches_reference_bitwise() {
+    let mut rng = Rng::new(88);
+    let dts = [
+        DataType::F32,
+        DataType::Bf16,
+        DataType::F16,
+        DataType::S8,
+        DataType::U8,
+        DataType::S32,
+    ];
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..1000 {
+        let spatial = rng.range(1, 3);
+        let channels = rng.below(8) != 0;
+        let lead = if channels { 2 } else { 0 };
+        let rank = lead + spatial;
+        // Keep the reference's work bounded: long axes only in small problems.
+        let cap = match spatial {
+            1 => 300,
+            2 => 70,
+            _ => 14,
+        };
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        let flavour = rng.below(4);
+        let (mut fin, mut fout, mut axes) = (Vec::new(), Vec::new(), Vec::new());
+        if channels {
+            let (n, c) = (rng.range(1, 2), rng.pick(&[1, 3, 8, 16, 20, 64]));
+            fin.extend([n, c]);
+            fout.extend([n, c]);
+            axes.extend([AxisRule::Identity, AxisRule::Identity]);
+        }
+        for _ in 0..spatial {
+            let i = rng.range(1, cap);
+            let o = match rng.below(5) {
+                0 => i,
+                1 => i * rng.range(2, 4),
+                2 => (i / rng.range(2, 4)).max(1),
+                _ => rng.range(1, cap),
+            }
+            .min(4 * cap);
+            let rule = match flavour {
+                0 => AxisRule::OnednnHalfPixel,
+                1 => AxisRule::OnednnHalfPixelJitBwd,
+                2 => AxisRule::Affine {
+                    // Off-ratio scales give irregular weights (and weight products).
+                    scale: o as f32 / i as f32 * rng.pick(&[1.0, 1.0, 0.93, 1.17]),
+                    input_offset: rng.pick(&[0.5, 0.0]),
+                    output_offset: rng.pick(&[-0.5, 0.0]),
+                    rounding: rng.pick(&[
+                        NearestRounding::HalfUp,
+                        NearestRounding::Floor,
+                        NearestRounding::Ceil,
+                    ]),
+                    antialias: rng.below(4) == 0,
+                },
+                _ => AxisRule::Floor {
+                    ratio: i as f32 / o as f32,
+                    exact: rng.below(2) == 0,
+                },
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(rule);
+        }
+        let numerics = if flavour < 2 {
+            Numerics::Onednn
+        } else {
+            Numerics::Ieee
+        };
+        // f32 sources half the time: the fused f32 paths need them.
+        let sdt = if rng.below(2) == 0 {
+            DataType::F32
+        } else {
+            rng.pick(&dts)
+        };
+        let ddt = rng.pick(&dts);
+        let style = if channels { rng.below(4) } else { 0 };
+        let make = |dt: DataType, dims: &[usize], rng: &mut Rng| -> Layout {
+            match style {
+                1 => {
+                    let mut order: Vec<usize> = (0..rank).filter(|&a| a != 1).collect();
+                    order.push(1);
+                    Layout::dense_permuted(dt, dims, &order)
+                }
+                2 => {
+                    let block = rng.pick(&[8, 16]);
+                    let padded = dims[1].div_ceil(block) * block;
+                    let mut l = Layout::dense(dt, dims);
+                    let mut st = block;
+                    let mut strides = vec![0; rank];
+                    for d in (0..rank).rev() {
+                        strides[d] = st;
+                        st *= if d == 1 { padded / block } else { dims[d] };
+                    }
+                    l.strides = strides;
+                    l.padded[1] = padded;
+                    l.blocks[1] = block;
+                    l.inner_strides[1] = 1;
+                    l
+                }
+                _ => Layout::dense(dt, dims),
+            }
+        };
+        // Blocked src and dst share the block size (else no streaming kernel applies).
+        let mut src = make(sdt, &fout, &mut rng);
+        let dst = if style == 2 {
+            let mut l = src.clone();
+            l.dtype = ddt;
+            l.dims = fin.clone();
+            let pc = l.padded[1];
+            l.padded = fin.clone();
+            l.padded[1] = pc;
+            let b = l.blocks[1];
+            let mut st = b;
+            for d in (0..rank).rev() {
+                l.strides[d] = st;
+                st *= if d == 1 { l.padded[1] / b } else { fin[d] };
+            }
+            l
+        } else {
+            make(ddt, &fin, &mut rng)
+        };
+        if style == 3 {
+            src.offset = rng.below(5);
+        }
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst,
+            post_ops: vec![],
+            numerics,
+        };
+        let plan = Plan::new(p.clone()).unwrap_or_else(|e| panic!("case {case}: {e}\n{p:?}"));
+        *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+        let mut s = fill(&mut rng, &p.src);
+        if matches!(sdt, DataType::F32 | DataType::Bf16 | DataType::F16) && rng.below(2) == 0 {
+            let sz = sdt.size();
+            for _ in 0..rng.range(1, 20) {
+                let v = rng.pick(&[
+                    -0.0f32,
+                    f32::INFINITY,
+                    f32::NEG_INFINITY,
+                    f32::from_bits(0xFFC0_0000),
+                    1e-40,
+                ]);
+                let i = rng.below(s.len() / sz);
+                unsafe { dtype::store_f32(s.as_mut_ptr().add(i * sz), sdt, v, Numerics::Ieee) };
+            }
+        }
+        let init = fill(&mut rng, &p.dst);
+        let (mut fast, mut slow) = (init.clone(), init.clone());
+        if rng.below(4) == 0 {
+            // Misaligned buffers: the in-place f32 paths must step aside.
+            let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; fast.len() + 1]);
+            s1[1..].copy_from_slice(&s);
+            f1[1..].copy_from_slice(&fast);
+            plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
+            fast.copy_from_slice(&f1[1..]);
+        } else {
+            plan.execute(&s, &mut fast, &[]).unwrap();
+        }
+        plan.execute_reference(&s, &mut slow, &[]).unwrap();
+        if fast != slow {
+            let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+            panic!(
+                "case {case} ({}): first differing byte {i}\n{p:?}",
+                plan.kernel_name()
+            );
+        }
+    }
+    for (k, n) in [
+        ("bwd_stream", 100),
+        ("bwd_stream_lanes", 100),
+        ("bwd_stream_flat", 5),
+    ] {
+        assert!(
+            kinds.get(k).copied().unwrap_or(0) > n,
+            "kernel {k} barely exercised: {kinds:?}"
         );
     }
 }

@@ -9,6 +9,8 @@
 //! - `bwd_rows`: backward along a unit-stride resampled last axis: a tight scalar gather per
 //!   diff_src element with the run's other-axis lists fixed.
 
+pub(crate) mod bwd_stream;
+
 use super::dtype::{load_f32, store_f32, DataType};
 use super::plan::Strategy;
 use super::reference::{odometer, post_ops, Bufs, Tables};
@@ -173,6 +175,18 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         && s.dims[w].max(d.dims[w]) <= MAX_ROW;
     if let Some(mut l) = lane {
         if l.block >= 4 || !rows_ok {
+            if p.direction == Direction::Backward {
+                let la = bwd_stream::LaneAxis {
+                    c: l.c,
+                    block: l.block,
+                    nblk: l.nblk,
+                    blk_src: l.blk_src,
+                    blk_dst: l.blk_dst,
+                };
+                if let Some(g) = bwd_stream::plan(p, t, Some(la)) {
+                    return Strategy::BwdStream(g);
+                }
+            }
             l.pixels = pixel_rows(p, t, &l);
             return Strategy::Lanes(l);
         }
@@ -180,6 +194,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if rows_ok {
         let runs: usize = d.dims[..w].iter().product();
         if p.direction == Direction::Backward {
+            if let Some(g) = bwd_stream::plan(p, t, None) {
+                return Strategy::BwdStream(g);
+            }
             return Strategy::BwdRows(RowGeom {
                 runs,
                 out_w: d.dims[w],

@@ -1,0 +1,971 @@
+//! Backward by row streaming.
+//!
+//! A run is one diff_src row along the streamed axis `w` (the last resampled axis), every
+//! other axis fixed; with a lane axis (nhwc, blocked) each row element is a vector of lanes.
+//! The reference order per diff_src element is: group combinations (first axis outermost,
+//! so `w`'s group fastest), then the outputs of those groups (first axis outermost, so the
+//! `w` list innermost), `acc += ((dd * w_a0) * w_a1) …`. Here, for each group combination
+//! and each output position of the other axes, the whole diff_dst row is scaled once and
+//! then summed into every diff_src element of the row over its `w` list — a contiguous range
+//! of diff_dst columns (checked when the plan is built). Per element that is exactly the
+//! reference's sequence of products and additions, so the bits are the same; the diff_dst
+//! row is read once per group instead of being gathered per diff_src element.
+
+use super::super::dtype::DataType;
+use super::super::reference::{odometer, Bufs, Tables};
+use super::super::simd::{self, Bf16s, F16s, F32s, S32s, S8s, Src, U8s};
+use super::super::taps::BwdTaps;
+use super::super::{Algorithm, Direction, Problem, MAX_RANK};
+use super::Runs;
+
+/// The `w` lists of one group: diff_src element `iw` sums diff_dst columns
+/// `start[iw] .. start[iw] + len[iw]` with weights `wt[wofs[iw] ..]`.
+#[derive(Clone, Debug)]
+pub(crate) struct Segs {
+    pub start: Vec<u32>,
+    pub len: Vec<u32>,
+    pub wofs: Vec<u32>,
+    pub wt: Vec<f32>,
+    /// An interior stretch with a fixed shape, for the unrolled loops.
+    pub uniform: Option<Uniform>,
+    /// Without one, short lists padded to a common length for a gather-and-select loop.
+    pub padded: Option<Padded>,
+    /// Elements with a non-empty list that neither loop above covers (the scalar rest).
+    pub rest: Vec<u32>,
+}
+
+/// Every element's list padded to `lmax` columns: column `idx[j * n + iw]` with weight
+/// `w[j * n + iw]` for `j < len[iw]`; padding entries read column 0 and are discarded by a
+/// select (never added as zero terms: `-0.0 + 0.0` and `inf * 0` would change the bits).
+#[derive(Clone, Debug)]
+pub(crate) struct Padded {
+    pub lmax: usize,
+    pub idx: Vec<u32>,
+    pub w: Vec<f32>,
+}
+
+/// Elements `i0..i1` read `len` columns from `k * iw + c`; weights by column position:
+/// `w[j * (i1 - i0) + (iw - i0)]`.
+#[derive(Clone, Debug)]
+pub(crate) struct Uniform {
+    pub i0: usize,
+    pub i1: usize,
+    pub k: usize,
+    pub c: isize,
+    pub len: usize,
+    pub w: Vec<f32>,
+}
+
+/// Lane axis of the streamed rows (identity, unit stride in both tensors).
+#[derive(Clone, Debug)]
+pub(crate) struct LaneAxis {
+    pub c: usize,
+    pub block: usize,
+    pub nblk: usize,
+    pub blk_src: usize,
+    pub blk_dst: usize,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct StreamGeom {
+    /// Streamed axis: the last resampled axis.
+    pub w: usize,
+    pub lane: Option<LaneAxis>,
+    pub runs: usize,
+    /// One entry per group of `w`.
+    pub segs: Vec<Segs>,
+    /// Weights per diff_dst element (linear: other axes' weights then `w`'s; nearest: 0).
+    pub nweights: usize,
+    /// Nearest where every resampled axis maps input `i` to output `i` alone, and both
+    /// tensors share one dense unblocked layout: diff_src = `0.0 + diff_dst` element by
+    /// element over this many elements (runs are chunks of [`FLAT`]).
+    pub flat: Option<usize>,
+}
+
+/// Elements per run of the flat walk.
+const FLAT: usize = 1 << 14;
+
+/// Whether every list of `tab` is the single output `i` (weight 1) for input `i`.
+fn identity_like(tab: &BwdTaps, n: usize) -> bool {
+    tab.groups == 1
+        && tab.inputs() == n
+        && (0..n).all(|i| {
+            let (o, w) = tab.group(i, 0);
+            o.len() == 1 && o[0] as usize == i && w[0] == 1.0
+        })
+}
+
+/// Elements of a layout whose elements fill `offset..offset + n` exactly, if it is one.
+fn dense_span(l: &super::super::Layout) -> Option<usize> {
+    if l.blocks.iter().any(|&b| b > 1) || l.padded != l.dims {
+        return None;
+    }
+    let mut axes: Vec<usize> = (0..l.rank()).filter(|&a| l.dims[a] > 1).collect();
+    axes.sort_by_key(|&a| l.strides[a]);
+    let mut n = 1usize;
+    for a in axes {
+        if l.strides[a] != n {
+            return None;
+        }
+        n = n.checked_mul(l.dims[a])?;
+    }
+    Some(n)
+}
+
+/// Largest cached scaled-row block (f32 values) of the unlaned walk.
+const T_CACHE: usize = 1 << 16;
+/// Target accumulator size (f32 values) of a laned run.
+const ACC_TARGET: usize = 1 << 14;
+
+/// Builds the `w` segments from its backward table, or `None` when some list is not a
+/// contiguous increasing range of outputs (then the per-element gather runs instead).
+fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
+    let mut all = Vec::with_capacity(tab.groups);
+    for g in 0..tab.groups {
+        let mut s = Segs {
+            start: Vec::with_capacity(n_in),
+            len: Vec::with_capacity(n_in),
+            wofs: Vec::with_capacity(n_in),
+            wt: Vec::new(),
+            uniform: None,
+            padded: None,
+            rest: Vec::new(),
+        };
+        for iw in 0..n_in {
+            let (outs, wts) = tab.group(iw, g);
+            let first = outs.first().copied().unwrap_or(0);
+            let contiguous = outs
+                .iter()
+                .enumerate()
+                .all(|(j, &o)| o as usize == first as usize + j);
+            if !contiguous || first as usize + outs.len() > n_out {
+                return None;
+            }
+            s.start.push(first);
+            s.len.push(outs.len() as u32);
+            s.wofs.push(u32::try_from(s.wt.len()).ok()?);
+            s.wt.extend_from_slice(wts);
+        }
+        s.uniform = uniform(&s);
+        if s.uniform.is_none() {
+            s.padded = padded(&s);
+        }
+        let covered = |iw: usize| match (&s.uniform, &s.padded) {
+            (Some(u), _) => (u.i0..u.i1).contains(&iw),
+            (None, Some(_)) => true,
+            (None, None) => false,
+        };
+        s.rest = (0..n_in)
+            .filter(|&iw| s.len[iw] > 0 && !covered(iw))
+            .map(|iw| iw as u32)
+            .collect();
+        all.push(s);
+    }
+    Some(all)
+}
+
+/// The widest stretch around the middle element where `start = k * iw + c` and the lengths
+/// are equal, with `k` and the length in 1..=4.
+fn uniform(s: &Segs) -> Option<Uniform> {
+    let n = s.start.len();
+    if n < 8 {
+        return None;
+    }
+    let mid = n / 2;
+    let k = s.start[mid + 1] as i64 - s.start[mid] as i64;
+    let len = s.len[mid] as usize;
+    if !(1..=4).contains(&k) || !(1..=4).contains(&len) {
+        return None;
+    }
+    let c = s.start[mid] as i64 - k * mid as i64;
+    let ok = |iw: usize| s.len[iw] as usize == len && s.start[iw] as i64 == k * iw as i64 + c;
+    let (mut i0, mut i1) = (mid, mid + 1);
+    while i0 > 0 && ok(i0 - 1) {
+        i0 -= 1;
+    }
+    while i1 < n && ok(i1) {
+        i1 += 1;
+    }
+    if i1 - i0 < 8 {
+        return None;
+    }
+    let m = i1 - i0;
+    let mut w = vec![0f32; len * m];
+    for q in 0..m {
+        let o = s.wofs[i0 + q] as usize;
+        for j in 0..len {
+            w[j * m + q] = s.wt[o + j];
+        }
+    }
+    Some(Uniform {
+        i0,
+        i1,
+        k: k as usize,
+        c: c as isize,
+        len,
+        w,
+    })
+}
+
+/// Longest list the gather-and-select loop pads to.
+const MAX_PAD: usize = 8;
+
+fn padded(s: &Segs) -> Option<Padded> {
+    let n = s.start.len();
+    let lmax = s.len.iter().copied().max().unwrap_or(0) as usize;
+    let cols = s
+        .start
+        .iter()
+        .zip(&s.len)
+        .map(|(&a, &l)| a as u64 + l as u64)
+        .max();
+    if n < 8 || lmax == 0 || lmax > MAX_PAD || cols.unwrap_or(0) > i32::MAX as u64 {
+        return None;
+    }
+    let mut p = Padded {
+        lmax,
+        idx: vec![0; lmax * n],
+        w: vec![0.0; lmax * n],
+    };
+    for iw in 0..n {
+        for j in 0..s.len[iw] as usize {
+            p.idx[j * n + iw] = s.start[iw] + j as u32;
+            p.w[j * n + iw] = s.wt[s.wofs[iw] as usize + j];
+        }
+    }
+    Some(p)
+}
+
+/// The streaming geometry for a backward problem, or `None` when it does not apply.
+/// `lane` is the lane axis of a laned walk; without it, `w` must be the last axis with unit
+/// stride in both tensors and nothing blocked.
+pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<StreamGeom> {
+    if p.direction != Direction::Backward
+        || p.dst.dtype == DataType::F64
+        || p.src.dtype == DataType::F64
+    {
+        return None;
+    }
+    let (s, d) = (&p.src, &p.dst);
+    let rank = d.rank();
+    let w = *t.resampled.last()?;
+    let m = t.resampled.len();
+    let nweights = if p.alg == Algorithm::Nearest { 0 } else { m };
+    if nweights > 3 {
+        return None;
+    }
+    // Per-run buffers stay bounded (a laned run holds at least 16 lanes per element).
+    if d.dims[w].max(s.dims[w]) > super::MAX_ROW / 16 && lane.is_some()
+        || d.dims[w].max(s.dims[w]) > super::MAX_ROW
+    {
+        return None;
+    }
+    match &lane {
+        Some(l) => {
+            if w == l.c || (0..rank).any(|a| a != l.c && (s.blocks[a] > 1 || d.blocks[a] > 1)) {
+                return None;
+            }
+        }
+        None => {
+            if w != rank - 1
+                || s.strides[w] != 1
+                || d.strides[w] != 1
+                || (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1)
+            {
+                return None;
+            }
+        }
+    }
+    let flat = (p.alg == Algorithm::Nearest
+        && s.dims == d.dims
+        && (0..rank).all(|a| s.dims[a] <= 1 || s.strides[a] == d.strides[a])
+        && t.resampled
+            .iter()
+            .all(|&a| identity_like(t.bwd[a].as_ref().unwrap(), d.dims[a])))
+    .then(|| dense_span(s).filter(|&n| dense_span(d) == Some(n)))
+    .flatten();
+    let segs = segments(t.bwd[w].as_ref()?, d.dims[w], s.dims[w])?;
+    if let Some(n) = flat {
+        return Some(StreamGeom {
+            w,
+            lane,
+            runs: n.div_ceil(FLAT),
+            segs,
+            nweights,
+            flat,
+        });
+    }
+    let runs = (0..rank)
+        .filter(|&a| a != w && lane.as_ref().is_none_or(|l| l.c != a))
+        .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?
+        .checked_mul(lane.as_ref().map_or(1, |l| l.nblk))?;
+    Some(StreamGeom {
+        w,
+        lane,
+        runs,
+        segs,
+        nweights,
+        flat: None,
+    })
+}
+
+/// diff_dst elements a run reads (for the thread grain).
+pub(crate) fn run_cost(p: &Problem, g: &StreamGeom) -> usize {
+    if g.flat.is_some() {
+        return FLAT;
+    }
+    let lanes = g.lane.as_ref().map_or(1, |l| l.block);
+    (p.src.dims[g.w] + p.dst.dims[g.w]) * lanes * g.segs.len() * 2
+}
+
+/// Runs `start..end` of the streaming kernel.
+///
+/// # Safety
+/// Buffers must cover the layouts; run ranges of concurrent calls must be disjoint.
+pub(crate) unsafe fn run(
+    p: &Problem,
+    t: &Tables,
+    g: &StreamGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    if let Some(n) = g.flat {
+        return flat(p, n, b, start, end);
+    }
+    match &g.lane {
+        Some(l) => laned(p, t, g, l, b, start, end),
+        None => unlaned(p, t, g, b, start, end),
+    }
+}
+
+/// Other resampled axes' lists for group combination `gi` at `idx`, or `None` if one is
+/// empty.
+#[inline]
+fn lists<'a>(
+    t: &'a Tables,
+    ra: &[usize],
+    idx: &[usize],
+    gi: &[usize],
+) -> Option<[(&'a [u32], &'a [f32]); MAX_RANK]> {
+    let mut l: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
+    for a in 0..ra.len() {
+        l[a] = t.bwd[ra[a]].as_ref().unwrap().group(idx[ra[a]], gi[a]);
+        if l[a].0.is_empty() {
+            return None;
+        }
+    }
+    Some(l)
+}
+
+/// Unlaned rows (nchw-like: `w` is the unit-stride last axis).
+unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: usize, end: usize) {
+    let (s, d) = (&p.src, &p.dst);
+    let rank = d.rank();
+    let w = g.w;
+    let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+    let m = ra.len();
+    let (n_out, n_in) = (s.dims[w], d.dims[w]);
+    let nearest = p.alg == Algorithm::Nearest;
+    // Scaled rows are the source itself when nothing scales or converts them.
+    let direct = s.dtype == DataType::F32 && (nearest || m == 0) && aligned(b.src);
+    // Linear with one other axis over an f32 source: its weight is applied inside the
+    // segment sums, reading the source rows directly (no scaled-row pass).
+    let fused = s.dtype == DataType::F32
+        && !nearest
+        && m == 1
+        && aligned(b.src)
+        && g.segs.iter().all(|sg| sg.padded.is_none());
+    // f32 results accumulate in place in diff_src (rows are contiguous).
+    let in_place = d.dtype == DataType::F32 && aligned(b.dst);
+    let mut acc = vec![0f32; n_in];
+    let mut tbuf: Vec<f32> = Vec::new();
+    let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
+    for _ in start..end {
+        let idx = runs.pos;
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        runs.advance();
+        // SAFETY: this diff_src row (n_in contiguous, aligned f32) belongs to this run only.
+        let acc: &mut [f32] = if in_place {
+            std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), n_in)
+        } else {
+            &mut acc
+        };
+        acc.fill(0.0);
+        let mut gi = [0usize; MAX_RANK];
+        loop {
+            if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
+                let npos: usize = ls[..m].iter().map(|l| l.0.len()).product();
+                // Row offsets and weight prefixes of the combination's output positions.
+                let row = |q: usize| {
+                    let mut rem = q;
+                    let mut off = sbase;
+                    let mut wv = [1f32; 3];
+                    for a in (0..m).rev() {
+                        let n = ls[a].0.len();
+                        let k = rem % n;
+                        rem /= n;
+                        off += ls[a].0[k] as usize * s.strides[ra[a]];
+                        if a < 3 {
+                            wv[a] = ls[a].1[k];
+                        }
+                    }
+                    (off, wv)
+                };
+                let ms = if nearest { 0 } else { m };
+                let cache = !direct && !fused && npos.saturating_mul(n_out) <= T_CACHE;
+                if cache {
+                    tbuf.resize(npos * n_out, 0.0);
+                    for q in 0..npos {
+                        let (off, wv) = row(q);
+                        scale_row(
+                            s.dtype,
+                            ms,
+                            b.src,
+                            off,
+                            &wv,
+                            &mut tbuf[q * n_out..][..n_out],
+                        );
+                    }
+                } else if !direct && !fused {
+                    tbuf.resize(n_out, 0.0);
+                }
+                for seg in &g.segs {
+                    for q in 0..npos {
+                        if fused {
+                            let (off, wv) = row(q);
+                            let tr = (b.src as *const f32).add(off);
+                            seg_sum(tr, seg, nearest, Some(wv[0]), acc);
+                            continue;
+                        }
+                        let tr: *const f32 = if direct {
+                            (b.src as *const f32).add(row(q).0)
+                        } else if cache {
+                            tbuf.as_ptr().add(q * n_out)
+                        } else {
+                            let (off, wv) = row(q);
+                            scale_row(s.dtype, ms, b.src, off, &wv, &mut tbuf[..n_out]);
+                            tbuf.as_ptr()
+                        };
+                        seg_sum(tr, seg, nearest, None, acc);
+                    }
+                }
+            }
+            if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+                break;
+            }
+        }
+        if !in_place {
+            simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add(doff * d.dtype.size()));
+        }
+    }
+}
+
+/// The flat walk: `0.0 + x` per element (the reference's accumulation of a single term:
+/// it turns -0.0 into +0.0), then the usual store.
+unsafe fn flat(p: &Problem, n: usize, b: Bufs<'_>, start: usize, end: usize) {
+    let (s, d) = (&p.src, &p.dst);
+    let f32_only = s.dtype == DataType::F32 && d.dtype == DataType::F32;
+    let mut buf = vec![0f32; if f32_only { 0 } else { FLAT.min(n) }];
+    for r in start..end {
+        let i0 = r * FLAT;
+        let c = FLAT.min(n - i0);
+        if f32_only {
+            let sp = (b.src as *const f32).add(s.offset + i0);
+            add_zero_f32(sp, (b.dst as *mut f32).add(d.offset + i0), c);
+            continue;
+        }
+        let v = &mut buf[..c];
+        scale_row(s.dtype, 0, b.src, s.offset + i0, &[1.0; 3], v);
+        add_zero(v);
+        simd::store_contiguous(
+            d.dtype,
+            p.numerics,
+            v,
+            b.dst.add((d.offset + i0) * d.dtype.size()),
+        );
+    }
+}
+
+/// `dst[i] = 0.0 + src[i]` over f32 of any alignment, in one pass.
+unsafe fn add_zero_f32(src: *const f32, dst: *mut f32, n: usize) {
+    #[inline(always)]
+    unsafe fn body(src: *const f32, dst: *mut f32, n: usize) {
+        for i in 0..n {
+            dst.add(i)
+                .write_unaligned(src.add(i).read_unaligned() + 0.0);
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(src: *const f32, dst: *mut f32, n: usize) {
+        body(src, dst, n)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if simd::isa() != simd::Isa::Base {
+        return avx2(src, dst, n);
+    }
+    body(src, dst, n)
+}
+
+/// `v = 0.0 + v` (not a no-op: -0.0 becomes +0.0).
+fn add_zero(v: &mut [f32]) {
+    #[inline(always)]
+    fn body(v: &mut [f32]) {
+        for x in v.iter_mut() {
+            *x += 0.0;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(v: &mut [f32]) {
+        body(v)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if simd::isa() != simd::Isa::Base {
+        // SAFETY: AVX2 is present (the ISA was detected).
+        return unsafe { avx2(v) };
+    }
+    body(v)
+}
+
+/// Whether `p` may be read or written as f32 in place.
+fn aligned(p: *const u8) -> bool {
+    (p as usize).is_multiple_of(std::mem::align_of::<f32>())
+}
+
+/// `acc[iw] += t[o] (* w)` over each element's column range, in column order.
+///
+/// `scale`: `tr` is the unscaled f32 source row and each value is first multiplied by this
+/// other-axis weight (the product the scaled row would hold); only for segments without a
+/// padded table.
+unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>, acc: &mut [f32]) {
+    match (&seg.uniform, &seg.padded) {
+        (Some(u), _) => seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0)),
+        (None, Some(pd)) => {
+            debug_assert!(scale.is_none());
+            seg_gather(tr, pd, &seg.len, nearest, acc);
+        }
+        (None, None) => {}
+    }
+    for &iw in &seg.rest {
+        let iw = iw as usize;
+        let (st, ln, wo) = (
+            seg.start[iw] as usize,
+            seg.len[iw] as usize,
+            seg.wofs[iw] as usize,
+        );
+        let mut v = acc[iw];
+        for (j, &ww) in seg.wt[wo..wo + ln].iter().enumerate() {
+            let mut x = *tr.add(st + j);
+            if let Some(wh) = scale {
+                x *= wh;
+            }
+            v += if nearest { x } else { x * ww };
+        }
+        acc[iw] = v;
+    }
+}
+
+/// The uniform stretch: `K` and `L` as constants so the loop vectorises across elements.
+#[inline(always)]
+unsafe fn seg_uniform_body<const K: usize, const L: usize, const MODE: u8>(
+    tr: *const f32,
+    c: isize,
+    i0: usize,
+    n: usize,
+    w: *const f32,
+    wh: f32,
+    acc: *mut f32,
+) {
+    // Column of element i0 + q is K * (i0 + q) + c >= 0 (checked when the table was built).
+    let base = tr.offset((K * i0) as isize + c);
+    for q in 0..n {
+        let mut v = *acc.add(q);
+        let row = base.add(K * q);
+        for j in 0..L {
+            let x = *row.add(j);
+            // MODE 0: nearest; 1: `x * w`; 2: `(x * wh) * w` (the scaled row, fused).
+            v += match MODE {
+                0 => x,
+                1 => x * *w.add(j * n + q),
+                _ => (x * wh) * *w.add(j * n + q),
+            };
+        }
+        *acc.add(q) = v;
+    }
+}
+
+unsafe fn seg_uniform(
+    tr: *const f32,
+    u: &Uniform,
+    nearest: bool,
+    scale: Option<f32>,
+    acc: *mut f32,
+) {
+    macro_rules! isa_fns {
+        ($($k:literal, $l:literal);*) => {{
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            unsafe fn avx2<const K: usize, const L: usize, const N: u8>(
+                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
+            ) {
+                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f")]
+            unsafe fn avx512<const K: usize, const L: usize, const N: u8>(
+                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
+            ) {
+                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
+            }
+            unsafe fn base<const K: usize, const L: usize, const N: u8>(
+                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
+            ) {
+                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
+            }
+            let (n, w) = (u.i1 - u.i0, u.w.as_ptr());
+            let isa = simd::isa();
+            let mode = match (nearest, scale) {
+                (true, _) => 0u8,
+                (false, None) => 1,
+                (false, Some(_)) => 2,
+            };
+            let wh = scale.unwrap_or(1.0);
+            macro_rules! by_isa {
+                ($kk:literal, $ll:literal, $mm:literal) => {
+                    match isa {
+                        #[cfg(target_arch = "x86_64")]
+                        simd::Isa::Avx512 => avx512::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                        #[cfg(target_arch = "x86_64")]
+                        simd::Isa::Avx2 => avx2::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                        _ => base::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                    }
+                };
+            }
+            match (u.k, u.len, mode) {
+                $(
+                    ($k, $l, 0) => by_isa!($k, $l, 0),
+                    ($k, $l, 1) => by_isa!($k, $l, 1),
+                    ($k, $l, _) => by_isa!($k, $l, 2),
+                )*
+                _ => unreachable!("uniform shapes are 1..=4 by construction"),
+            }
+        }};
+    }
+    isa_fns!(1,1; 1,2; 1,3; 1,4; 2,1; 2,2; 2,3; 2,4; 3,1; 3,2; 3,3; 3,4; 4,1; 4,2; 4,3; 4,4)
+}
+
+/// The padded lists: per column position `j`, gather `t` for every element and add where
+/// `j < len` (a select, so padding never touches the accumulator).
+#[inline(always)]
+unsafe fn seg_gather_body<const NEAREST: bool>(
+    tr: *const f32,
+    lmax: usize,
+    idx: *const u32,
+    w: *const f32,
+    len: *const u32,
+    acc: *mut f32,
+    n: usize,
+) {
+    const CH: usize = 64;
+    let mut xs = [0f32; CH];
+    let (acc, len) = (
+        std::slice::from_raw_parts_mut(acc, n),
+        std::slice::from_raw_parts(len, n),
+    );
+    for j in 0..lmax {
+        let (ij, wj) = (
+            std::slice::from_raw_parts(idx.add(j * n), n),
+            std::slice::from_raw_parts(w.add(j * n), n),
+        );
+        let mut q0 = 0;
+        while q0 < n {
+            let c = CH.min(n - q0);
+            // Gather (scalar), then a vector multiply and select over the chunk.
+            // Signed 32-bit indices (rows this long are < 2^31, checked at plan time) let
+            // the vector gathers use 32-bit lanes.
+            for (x, &i) in xs[..c].iter_mut().zip(&ij[q0..q0 + c]) {
+                *x = *tr.offset(i as i32 as isize);
+            }
+            let (a, l, wv) = (&mut acc[q0..q0 + c], &len[q0..q0 + c], &wj[q0..q0 + c]);
+            for q in 0..c {
+                let p = if NEAREST { xs[q] } else { xs[q] * wv[q] };
+                a[q] = if (j as u32) < l[q] { a[q] + p } else { a[q] };
+            }
+            q0 += c;
+        }
+    }
+}
+
+unsafe fn seg_gather(tr: *const f32, pd: &Padded, len: &[u32], nearest: bool, acc: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<const N: bool>(
+        tr: *const f32,
+        lmax: usize,
+        idx: *const u32,
+        w: *const f32,
+        len: *const u32,
+        acc: *mut f32,
+        n: usize,
+    ) {
+        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
+    }
+    unsafe fn base<const N: bool>(
+        tr: *const f32,
+        lmax: usize,
+        idx: *const u32,
+        w: *const f32,
+        len: *const u32,
+        acc: *mut f32,
+        n: usize,
+    ) {
+        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
+    }
+    let (l, i, w, ln, a, n) = (
+        pd.lmax,
+        pd.idx.as_ptr(),
+        pd.w.as_ptr(),
+        len.as_ptr(),
+        acc.as_mut_ptr(),
+        acc.len(),
+    );
+    // AVX2 also on AVX-512 machines: its 8-lane gathers measured faster (Zen 4: 56->75
+    // linear nchw 10.6 vs 15.2 ms); the bits are the same either way.
+    match (simd::isa(), nearest) {
+        #[cfg(target_arch = "x86_64")]
+        (simd::Isa::Avx512 | simd::Isa::Avx2, true) => avx2::<true>(tr, l, i, w, ln, a, n),
+        #[cfg(target_arch = "x86_64")]
+        (simd::Isa::Avx512 | simd::Isa::Avx2, false) => avx2::<false>(tr, l, i, w, ln, a, n),
+        (_, true) => base::<true>(tr, l, i, w, ln, a, n),
+        (_, false) => base::<false>(tr, l, i, w, ln, a, n),
+    }
+}
+
+/// `out[i] = ((x[i] * w0) * w1) * w2` with `M` weights, `x` the source row from `off`.
+#[inline(always)]
+unsafe fn scale_row_body<S: Src, const M: usize>(
+    src: *const u8,
+    off: usize,
+    w: &[f32; 3],
+    out: &mut [f32],
+) {
+    let [w0, w1, w2] = *w;
+    for (i, o) in out.iter_mut().enumerate() {
+        let x = S::get(src, off + i);
+        *o = match M {
+            0 => x,
+            1 => x * w0,
+            2 => (x * w0) * w1,
+            _ => ((x * w0) * w1) * w2,
+        };
+    }
+}
+
+/// Instantiates a body generic over `S: Src` and `const M` for each ISA and dispatches on
+/// the data type and `m` (0..=3).
+macro_rules! multiversion_sm {
+    ($name:ident, $body:ident, ($($arg:ident: $ty:ty),*)) => {
+        unsafe fn $name(dt: DataType, m: usize, $($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            unsafe fn avx2<S: Src, const M: usize>($($arg: $ty),*) {
+                $body::<S, M>($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f")]
+            unsafe fn avx512<S: Src, const M: usize>($($arg: $ty),*) {
+                $body::<S, M>($($arg),*)
+            }
+            unsafe fn base<S: Src, const M: usize>($($arg: $ty),*) {
+                $body::<S, M>($($arg),*)
+            }
+            unsafe fn by_m<S: Src, const M: usize>($($arg: $ty),*) {
+                match simd::isa() {
+                    #[cfg(target_arch = "x86_64")]
+                    simd::Isa::Avx512 => avx512::<S, M>($($arg),*),
+                    #[cfg(target_arch = "x86_64")]
+                    simd::Isa::Avx2 => avx2::<S, M>($($arg),*),
+                    _ => base::<S, M>($($arg),*),
+                }
+            }
+            unsafe fn pick<S: Src>(m: usize, $($arg: $ty),*) {
+                match m {
+                    0 => by_m::<S, 0>($($arg),*),
+                    1 => by_m::<S, 1>($($arg),*),
+                    2 => by_m::<S, 2>($($arg),*),
+                    _ => by_m::<S, 3>($($arg),*),
+                }
+            }
+            debug_assert!(m <= 3);
+            match dt {
+                DataType::F32 => pick::<F32s>(m, $($arg),*),
+                DataType::Bf16 => pick::<Bf16s>(m, $($arg),*),
+                DataType::F16 => pick::<F16s>(m, $($arg),*),
+                DataType::S32 => pick::<S32s>(m, $($arg),*),
+                DataType::S8 => pick::<S8s>(m, $($arg),*),
+                DataType::U8 => pick::<U8s>(m, $($arg),*),
+                DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+            }
+        }
+    };
+}
+
+multiversion_sm!(scale_row, scale_row_body, (src: *const u8, off: usize, w: &[f32; 3], out: &mut [f32]));
+
+/// One row of a laned walk: for every diff_src pixel `iw`, for each column `o` of its range,
+/// `acc[iw][l] += ((x[o][l] * w0) * w1) * ww` with `M` weights in all (the last one is the
+/// column's own weight; `M = 0`: plain sum). `x[o][l]` is at `off + o * pstride + l`.
+#[inline(always)]
+unsafe fn lane_row_body<S: Src, const M: usize>(
+    src: *const u8,
+    off: usize,
+    pstride: usize,
+    seg: &Segs,
+    w: &[f32; 3],
+    nl: usize,
+    acc: &mut [f32],
+) {
+    let [w0, w1, _] = *w;
+    let n = seg.start.len();
+    for iw in 0..n {
+        let (st, ln, wo) = (
+            seg.start[iw] as usize,
+            seg.len[iw] as usize,
+            seg.wofs[iw] as usize,
+        );
+        let a = &mut acc[iw * nl..(iw + 1) * nl];
+        let wts = &seg.wt[wo..wo + ln];
+        let term = |x: f32, ww: f32| match M {
+            0 => x,
+            1 => x * ww,
+            2 => (x * w0) * ww,
+            _ => ((x * w0) * w1) * ww,
+        };
+        // Blocks of LB lanes keep their sums in registers across the element's columns.
+        let mut l0 = 0;
+        while l0 + LB <= nl {
+            let mut r: [f32; LB] = a[l0..l0 + LB].try_into().unwrap();
+            for (j, &ww) in wts.iter().enumerate() {
+                let p = off + (st + j) * pstride + l0;
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v += term(S::get(src, p + k), ww);
+                }
+            }
+            a[l0..l0 + LB].copy_from_slice(&r);
+            l0 += LB;
+        }
+        for (j, &ww) in wts.iter().enumerate() {
+            let p = off + (st + j) * pstride;
+            for (l, v) in a.iter_mut().enumerate().skip(l0) {
+                *v += term(S::get(src, p + l), ww);
+            }
+        }
+    }
+}
+
+/// Lanes per register block of [`lane_row_body`].
+const LB: usize = 32;
+
+multiversion_sm!(
+    lane_row,
+    lane_row_body,
+    (src: *const u8, off: usize, pstride: usize, seg: &Segs, w: &[f32; 3], nl: usize, acc: &mut [f32])
+);
+
+/// Laned rows (nhwc, blocked): vectors over the lane axis per pixel.
+unsafe fn laned(
+    p: &Problem,
+    t: &Tables,
+    g: &StreamGeom,
+    la: &LaneAxis,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    let (s, d) = (&p.src, &p.dst);
+    let rank = d.rank();
+    let w = g.w;
+    let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+    let m = ra.len();
+    let n_in = d.dims[w];
+    let dsz = d.dtype.size();
+    let cdim = d.dims[la.c];
+    let (pss, pds) = (s.strides[w], d.strides[w]);
+    let chunk = (ACC_TARGET / n_in.max(1))
+        .clamp(16, 256)
+        .min(la.block.max(1));
+    let mut acc = vec![0f32; n_in * chunk];
+    let mut runs = Runs::new(
+        p,
+        t,
+        &[(la.c, la.nblk, la.blk_dst, la.blk_src), (w, 1, 0, 0)],
+        start,
+    );
+    for _ in start..end {
+        let blk = runs.pos[la.c];
+        let idx = runs.pos;
+        let valid = la.block.min(cdim - (blk * la.block).min(cdim));
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        runs.advance();
+        let mut l0 = 0;
+        while l0 < valid {
+            let nl = chunk.min(valid - l0);
+            // With the row's lanes contiguous in an f32 diff_src, accumulate in place.
+            let in_place = pds == nl && d.dtype == DataType::F32 && aligned(b.dst);
+            // SAFETY: the row (n_in * nl contiguous, aligned f32) belongs to this run only.
+            let acc: &mut [f32] = if in_place {
+                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff + l0), n_in * nl)
+            } else {
+                &mut acc[..n_in * nl]
+            };
+            acc.fill(0.0);
+            let mut gi = [0usize; MAX_RANK];
+            loop {
+                if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
+                    for seg in &g.segs {
+                        let mut pos = [0usize; MAX_RANK];
+                        loop {
+                            let mut off = sbase + l0;
+                            let mut wv = [1f32; 3];
+                            for a in 0..m {
+                                off += ls[a].0[pos[a]] as usize * s.strides[ra[a]];
+                                if a < 3 {
+                                    wv[a] = ls[a].1[pos[a]];
+                                }
+                            }
+                            lane_row(s.dtype, g.nweights, b.src, off, pss, seg, &wv, nl, acc);
+                            if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
+                                break;
+                            }
+                        }
+                    }
+                }
+                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+                    break;
+                }
+            }
+            if in_place {
+            } else if pds == nl {
+                simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add((doff + l0) * dsz));
+            } else {
+                for iw in 0..n_in {
+                    simd::store_contiguous(
+                        d.dtype,
+                        p.numerics,
+                        &acc[iw * nl..(iw + 1) * nl],
+                        b.dst.add((doff + iw * pds + l0) * dsz),
+                    );
+                }
+            }
+            l0 += nl;
+        }
+        if valid < la.block {
+            let pad = la.block - valid;
+            for iw in 0..n_in {
+                std::ptr::write_bytes(b.dst.add((doff + iw * pds + valid) * dsz), 0, pad * dsz);
+            }
+        }
+    }
+}
