@@ -57,8 +57,8 @@ fn emit(line: &str) {
         );
         let _ = writeln!(
             out,
-            "onednn_verbose,info,cpu,isa:{:?}",
-            crate::core::simd::isa()
+            "onednn_verbose,info,cpu,isa:{}",
+            crate::core::simd::isa_name()
         );
         out.push_str("onednn_verbose,info,gpu,runtime:none\n");
         out.push_str("onednn_verbose,info,prim_template:operation,engine,primitive,implementation,prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time\n");
