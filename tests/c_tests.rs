@@ -25,14 +25,6 @@ mod onednn_ground_truth;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn target_triple() -> String {
-    format!(
-        "{}-unknown-{}-gnu",
-        std::env::consts::ARCH,
-        std::env::consts::OS
-    )
-}
-
 /// Directory holding the `libresample.so` cargo built for this test run: the test binary's
 /// own directory (`target/<profile>/deps`), where cargo refreshes the cdylib on every build.
 pub fn lib_dir() -> PathBuf {
@@ -59,15 +51,16 @@ pub fn stage_library(dir: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
+/// The C / C++ compiler for the target these tests were built for (a cross compiler such as
+/// aarch64-linux-gnu-gcc when the target is not the build host).
 fn compiler(cpp: bool) -> cc::Tool {
-    let triple = target_triple();
     cc::Build::new()
         .cargo_metadata(false)
         .cpp(cpp)
         .opt_level(1)
         .debug(true)
-        .target(&triple)
-        .host(&triple)
+        .target(env!("RESAMPLE_BUILD_TARGET"))
+        .host(env!("RESAMPLE_BUILD_HOST"))
         .get_compiler()
 }
 

@@ -67,22 +67,13 @@ fn work_dir() -> PathBuf {
     d
 }
 
-fn triple() -> String {
-    if cfg!(all(target_os = "linux", target_env = "gnu")) {
-        format!("{}-unknown-linux-gnu", std::env::consts::ARCH)
-    } else {
-        "x86_64-unknown-linux-gnu".to_string()
-    }
-}
-
 fn compiler() -> Command {
-    let t = triple();
     cc::Build::new()
         .cargo_metadata(false)
         .opt_level(1)
         .debug(false)
-        .target(&t)
-        .host(&t)
+        .target(env!("RESAMPLE_BUILD_TARGET"))
+        .host(env!("RESAMPLE_BUILD_HOST"))
         .get_compiler()
         .to_command()
 }
