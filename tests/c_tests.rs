@@ -56,6 +56,7 @@ pub fn stage_library(dir: &Path) -> PathBuf {
 fn compiler(cpp: bool) -> cc::Tool {
     cc::Build::new()
         .cargo_metadata(false)
+        .cargo_warnings(false)
         .cpp(cpp)
         .opt_level(1)
         .debug(true)
