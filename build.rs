@@ -6,5 +6,13 @@ fn main() {
     if target_os == "linux" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libresample.so.1");
     }
+    // The tests need to know whether they run cross-compiled (e.g. aarch64 under qemu-user):
+    // the real libdnnl they compare against exists for the host only.
+    for v in ["TARGET", "HOST"] {
+        println!(
+            "cargo:rustc-env=RESAMPLE_BUILD_{v}={}",
+            std::env::var(v).unwrap_or_default()
+        );
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -1,4 +1,5 @@
 // cflags: -I/usr/include -std=c++11
+// needs: /usr/include/oneapi/dnnl/dnnl.hpp libdnnl-dev
 /* Backward resampling through the REAL oneDNN 2.6 C++ header (/usr/include) linked with
  * -lresample: the forward pd is the hint, diff_src is format any, and both algorithms over
  * nchw / nhwc / nChw8c / ncdhw are checked against the scatter model of benchdnn

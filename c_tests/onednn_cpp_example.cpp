@@ -1,4 +1,5 @@
 // cflags: -I/usr/include -std=c++11
+// needs: /usr/include/oneapi/dnnl/dnnl.hpp libdnnl-dev
 /* The flow of oneDNN's own examples/primitives/resampling.cpp (written anew for this
  * test), compiled against the REAL oneDNN 2.6 C++ header <oneapi/dnnl/dnnl.hpp> from
  * /usr/include and linked with -lresample: 3x3x227x227 -> 350x350 linear, forward

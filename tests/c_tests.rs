@@ -8,20 +8,22 @@
 //! - `// cflags: <flags>`: extra compiler flags that REPLACE `-I include/` (e.g.
 //!   `-I/usr/include -std=c++11`: the program compiles against the real oneDNN headers
 //!   instead of the compatibility headers, and still links with `-lresample`; GCC ignores
-//!   `-I` for a system directory, so include/ must not be on the path at all).
+//!   `-I` for a system directory, so include/ must not be on the path at all);
+//! - `// needs: <file> <package>`: the program needs that file (e.g. the real `dnnl.hpp` from
+//!   libdnnl-dev); without it the program is reported SKIPPED with the package to install,
+//!   a failure with `RESAMPLE_REQUIRE_ONEDNN=1` (tests/onednn_ground_truth/mod.rs).
 //!
-//! CMakeLists.txt reads the same two header lines.
+//! `-I/usr/include` is given as a directory holding only `/usr/include/oneapi`, so that a
+//! cross compiler (aarch64 under qemu-user) gets oneDNN's headers and not the host's libc
+//! ones. Cross-compiled, the programs run through the cargo runner of the target
+//! (`CARGO_TARGET_<TRIPLE>_RUNNER`, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`).
+//!
+//! CMakeLists.txt reads the same header lines.
+
+mod onednn_ground_truth;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn target_triple() -> String {
-    format!(
-        "{}-unknown-{}-gnu",
-        std::env::consts::ARCH,
-        std::env::consts::OS
-    )
-}
 
 /// Directory holding the `libresample.so` cargo built for this test run: the test binary's
 /// own directory (`target/<profile>/deps`), where cargo refreshes the cdylib on every build.
@@ -49,23 +51,35 @@ pub fn stage_library(dir: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
+/// The C / C++ compiler for the target these tests were built for (a cross compiler such as
+/// aarch64-linux-gnu-gcc when the target is not the build host).
 fn compiler(cpp: bool) -> cc::Tool {
-    let triple = target_triple();
     cc::Build::new()
         .cargo_metadata(false)
+        .cargo_warnings(false)
         .cpp(cpp)
         .opt_level(1)
         .debug(true)
-        .target(&triple)
-        .host(&triple)
+        .target(env!("RESAMPLE_BUILD_TARGET"))
+        .host(env!("RESAMPLE_BUILD_HOST"))
         .get_compiler()
+}
+
+/// The compiler can be started.
+fn compiler_runs(t: &cc::Tool) -> bool {
+    Command::new(t.path())
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The flags of the leading `// <key>: <flags>` lines of a source.
 pub fn header_flags(text: &str, key: &str) -> Vec<String> {
     let prefix = format!("// {key}:");
     text.lines()
-        .take_while(|l| l.starts_with("// link:") || l.starts_with("// cflags:"))
+        .take_while(|l| {
+            l.starts_with("// link:") || l.starts_with("// cflags:") || l.starts_with("// needs:")
+        })
         .filter_map(|l| l.strip_prefix(prefix.as_str()))
         .flat_map(|f| f.split_whitespace().map(String::from))
         .collect()
@@ -88,7 +102,13 @@ pub fn build_c(src: &Path, out: &Path, include: &Path, lib: &Path) -> Result<(),
             "-Werror=incompatible-pointer-types",
         ]);
     }
-    cmd.args(&cflags);
+    for f in &cflags {
+        if f == "-I/usr/include" {
+            cmd.arg(format!("-I{}", onednn_only_include(out)?.display()));
+        } else {
+            cmd.arg(f);
+        }
+    }
     if cflags.is_empty() {
         cmd.arg("-I").arg(include);
     }
@@ -113,6 +133,46 @@ pub fn build_c(src: &Path, out: &Path, include: &Path, lib: &Path) -> Result<(),
     Ok(())
 }
 
+/// A directory whose only entry is `oneapi` -> /usr/include/oneapi (next to `out`).
+fn onednn_only_include(out: &Path) -> Result<PathBuf, String> {
+    let dir = out.with_file_name("onednn_include");
+    let link = dir.join("oneapi");
+    if !link.exists() {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("/usr/include/oneapi", &link).map_err(|e| e.to_string())?;
+    }
+    Ok(dir)
+}
+
+/// The runner of the target when the tests are cross-compiled (`CARGO_TARGET_<TRIPLE>_RUNNER`),
+/// as program and arguments; empty when native.
+fn runner() -> Vec<String> {
+    if !onednn_ground_truth::cross() {
+        return Vec::new();
+    }
+    let var = format!(
+        "CARGO_TARGET_{}_RUNNER",
+        env!("RESAMPLE_BUILD_TARGET")
+            .to_uppercase()
+            .replace(['-', '.'], "_")
+    );
+    std::env::var(var)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// Why the program cannot be built here (a `// needs:` file missing), if it cannot.
+fn unmet_need(text: &str) -> Option<String> {
+    let needs = header_flags(text, "needs");
+    let file = needs.first()?;
+    let why = onednn_ground_truth::missing(file)?;
+    let package = needs.get(1).map_or("", String::as_str);
+    Some(format!("{why}: `apt-get install {package}`"))
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -129,14 +189,47 @@ fn main() {
         })
         .collect();
     sources.sort();
-    let (mut passed, mut failed) = (0, 0);
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let runner = runner();
     for src in &sources {
         let name = src.file_stem().unwrap().to_string_lossy().to_string();
         let exe = out_dir.join(&name);
+        let text = std::fs::read_to_string(src).unwrap_or_default();
+        if let Some(why) = unmet_need(&text) {
+            if onednn_ground_truth::required() {
+                failed += 1;
+                println!("c_test {name} ... FAILED (RESAMPLE_REQUIRE_ONEDNN=1: {why})");
+            } else {
+                skipped += 1;
+                println!("c_test {name} ... SKIPPED ({why})");
+            }
+            continue;
+        }
+        if src.extension().is_some_and(|x| x == "cpp") && !compiler_runs(&compiler(true)) {
+            // (a cross run without the target's C++ compiler; natively, g++ is a
+            // prerequisite and its absence fails below)
+            if onednn_ground_truth::cross() {
+                skipped += 1;
+                println!(
+                    "c_test {name} ... SKIPPED (no C++ compiler {} for {})",
+                    compiler(true).path().display(),
+                    env!("RESAMPLE_BUILD_TARGET")
+                );
+                continue;
+            }
+        }
         let result = build_c(src, &exe, &root.join("include"), &lib).and_then(|()| {
             // cargo puts target/<profile> on LD_LIBRARY_PATH, where a stale
             // libresample.so.1 may lie; pin the library this run built.
-            let o = Command::new(&exe)
+            let mut cmd = match runner.split_first() {
+                Some((r, args)) => {
+                    let mut c = Command::new(r);
+                    c.args(args).arg(&exe);
+                    c
+                }
+                None => Command::new(&exe),
+            };
+            let o = cmd
                 .env("LD_LIBRARY_PATH", &lib)
                 .output()
                 .map_err(|e| format!("cannot run: {e}"))?;
@@ -167,7 +260,7 @@ fn main() {
             }
         }
     }
-    println!("\nc_tests: {passed} passed, {failed} failed");
+    println!("\nc_tests: {passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 || sources.is_empty() {
         if sources.is_empty() {
             println!("no C test found in c_tests/");

@@ -11,6 +11,16 @@
 //! bit-exactly; linear outputs within the benchdnn rule of docs/spec/onednn.md §12.4.
 //!
 //! Environment knobs: `ONEDNN_DIFF_SEED`, `ONEDNN_DIFF_COUNT` (defaults 20240611, 300).
+//!
+//! Without libdnnl-dev the tests that run the real library print one SKIPPED line and pass;
+//! `RESAMPLE_REQUIRE_ONEDNN=1` makes that a failure; a cross-compiled run always skips them
+//! (the rule: tests/onednn_ground_truth/mod.rs).
+//!
+//! Where libdnnl refuses a problem for lack of an ISA (bf16 below avx512_core, as on an
+//! AVX2-only CPU or under `ONEDNN_MAX_CPU_ISA=AVX2`), the expectation is libdnnl's f32 run on
+//! the bf16-rounded inputs, rounded to bf16 — as for f16, which 2.6.3 never computes on CPU.
+
+mod onednn_ground_truth;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -57,22 +67,13 @@ fn work_dir() -> PathBuf {
     d
 }
 
-fn triple() -> String {
-    if cfg!(all(target_os = "linux", target_env = "gnu")) {
-        format!("{}-unknown-linux-gnu", std::env::consts::ARCH)
-    } else {
-        "x86_64-unknown-linux-gnu".to_string()
-    }
-}
-
 fn compiler() -> Command {
-    let t = triple();
     cc::Build::new()
         .cargo_metadata(false)
         .opt_level(1)
         .debug(false)
-        .target(&t)
-        .host(&t)
+        .target(env!("RESAMPLE_BUILD_TARGET"))
+        .host(env!("RESAMPLE_BUILD_HOST"))
         .get_compiler()
         .to_command()
 }
@@ -92,12 +93,20 @@ impl Lib {
     }
 }
 
-fn require_real_onednn() {
-    if !Path::new(REAL_HEADER).exists() {
-        panic!(
-            "the real oneDNN 2.6 is not installed ({REAL_HEADER} missing); the differential \
-             test needs it: `apt-get install libdnnl-dev`"
-        );
+/// True when this test must skip: the real libdnnl cannot run here (one SKIPPED line per
+/// test process says why). Panics where a skip is not allowed (RESAMPLE_REQUIRE_ONEDNN=1).
+fn skip_without_real_onednn() -> bool {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    match onednn_ground_truth::libdnnl_runnable(REAL_HEADER) {
+        Ok(()) => false,
+        Err(why) => {
+            ONCE.call_once(|| {
+                onednn_ground_truth::skipped(&format!(
+                    "onednn_diff: the differential tests against the real oneDNN 2.6: {why}"
+                ))
+            });
+            true
+        }
     }
 }
 
@@ -128,7 +137,6 @@ fn build_uncached(lib: Lib, issue3: bool) -> PathBuf {
     }
     match lib {
         Lib::Real => {
-            require_real_onednn();
             cmd.arg("-I/usr/include")
                 .arg(&src)
                 .arg("-o")
@@ -247,6 +255,17 @@ impl Block {
     /// libdnnl refused this f16 problem; the expectation is its f32 emulation.
     fn f16_emulated(&self) -> bool {
         self.has_info("I f16_emulated")
+    }
+
+    /// libdnnl refused this bf16 problem for lack of avx512_core (an AVX2-only CPU); the
+    /// expectation is its f32 emulation, as for f16.
+    fn bf16_emulated(&self) -> bool {
+        self.has_info("I bf16_emulated")
+    }
+
+    /// The expectation is libdnnl's f32 emulation (f16, or bf16 without AVX-512).
+    fn emulated(&self) -> bool {
+        self.f16_emulated() || self.bf16_emulated()
     }
 
     /// The libdnnl defects the driver worked around for this problem.
@@ -663,6 +682,7 @@ struct Stats {
     eltwise: usize,
     int_mag_off_by_one: usize,
     f16_emulated: usize,
+    bf16_emulated: usize,
     /// per libdnnl defect worked around: problems, values of the defective implementation
     /// (B blocks) outside the tolerance of the workaround's, values of B blocks
     defects: std::collections::BTreeMap<String, (usize, usize, usize)>,
@@ -689,8 +709,9 @@ impl Stats {
         format!(
             "{} blocks, {} with output values, {} values compared; passed by benchdnn's x.5 \
              check {}, by the eltwise rule {}, NaN->int {}, integer |input| runs off by one {}; \
-             f16 problems refused by libdnnl and compared with its f32 emulation {}; libdnnl \
-             defects worked around: {defects}{}",
+             f16 problems refused by libdnnl and compared with its f32 emulation {}; bf16 \
+             problems refused by libdnnl for lack of avx512_core, compared likewise {}; \
+             libdnnl defects worked around: {defects}{}",
             self.blocks,
             self.problems_with_values,
             self.values_checked,
@@ -699,6 +720,7 @@ impl Stats {
             self.nan_to_int,
             self.int_mag_off_by_one,
             self.f16_emulated,
+            self.bf16_emulated,
             if self.skipped_jit_bwd_ranges > 0 {
                 format!(
                     "; jit backward nearest values not compared {}",
@@ -756,26 +778,25 @@ fn compare_items(e: &Block, g: &Block, exp_name: &str, got_name: &str) -> Option
             }
         })
     };
-    if !e.f16_emulated() {
+    if !e.emulated() {
         return first_diff(&e.items, &g.items, |s| s.to_string());
     }
-    // libdnnl 2.6.3 has no f16 on CPU: its first pd creation must fail with exactly
-    // dnnl_unimplemented (3), followed only by destroys; everything before it must agree
-    // with libresample, which must create that pd, and libresample's items must be those of
-    // the f32 emulation (data types aside)
-    let Some(n) = e
-        .items
-        .iter()
-        .position(|l| l == "K fwd_pd_create 3" || l == "K hint_pd_create 3")
-    else {
+    // libdnnl 2.6.3 has no f16 on CPU (and no bf16 without avx512_core): its first pd
+    // creation must fail with exactly dnnl_unimplemented (3), followed only by destroys;
+    // everything before it must agree with libresample, and libresample's items must be
+    // those of the f32 emulation (data types aside): it creates that pd where the emulation
+    // does, and refuses the problem as the emulation does where it is invalid anyway
+    let Some(n) = e.items.iter().position(|l| {
+        l == "K fwd_pd_create 3" || l == "K hint_pd_create 3" || l == "K bwd_pd_create 3"
+    }) else {
         return Some(format!(
-            "  f16: {exp_name} should refuse the pd with dnnl_unimplemented (3): {:?}\n",
+            "  f16/bf16: {exp_name} should refuse the pd with dnnl_unimplemented (3): {:?}\n",
             e.items.iter().rev().take(3).collect::<Vec<_>>()
         ));
     };
     if let Some(extra) = e.items[n + 1..].iter().find(|l| !l.ends_with("_destroy 0")) {
         return Some(format!(
-            "  f16: {exp_name} goes on after refusing the pd: `{extra}`\n"
+            "  f16/bf16: {exp_name} goes on after refusing the pd: `{extra}`\n"
         ));
     }
     if let Some(d) = first_diff(&e.items[..n], &g.items[..n.min(g.items.len())], |s| {
@@ -783,17 +804,10 @@ fn compare_items(e: &Block, g: &Block, exp_name: &str, got_name: &str) -> Option
     }) {
         return Some(d);
     }
-    let ok_item = e.items[n].replace(" 3", " 0");
-    if g.items.get(n) != Some(&ok_item) {
-        return Some(format!(
-            "  f16: {got_name} should create the pd that {exp_name} refuses: `{}`\n",
-            g.items.get(n).map(String::as_str).unwrap_or("<none>")
-        ));
-    }
     // the emulation skipped (no libdnnl expectation): its items up to the primitive
     let mut emu = e.emu_items();
     let mut gi = g.items.clone();
-    if e.info.iter().any(|l| l.starts_with("I emu I skip ")) {
+    if e.info.iter().any(|l| l.contains("I skip ")) {
         for v in [&mut emu, &mut gi] {
             if let Some(k) = v.iter().position(|l| l.starts_with("K prim_create ")) {
                 v.truncate(k + 1);
@@ -801,7 +815,7 @@ fn compare_items(e: &Block, g: &Block, exp_name: &str, got_name: &str) -> Option
         }
     }
     first_diff(&emu, &gi, without_dt)
-        .map(|d| format!("  f16 (expected: {exp_name}'s f32 emulation)\n{d}"))
+        .map(|d| format!("  f16/bf16 (expected: {exp_name}'s f32 emulation)\n{d}"))
 }
 
 /// Compares two dumps with options; the stats on success, the report of every differing
@@ -862,6 +876,9 @@ fn compare_opts(
         }
         if e.f16_emulated() {
             st.f16_emulated += 1;
+        }
+        if e.bf16_emulated() {
+            st.bf16_emulated += 1;
         }
         for d in e.defects() {
             st.defects.entry(d.to_string()).or_default().0 += 1;
@@ -1075,6 +1092,16 @@ fn differential(extra: &[&str], tag: &str) -> (String, Stats) {
                 "onednn_diff {tag} (seed {seed}, count {count}): {}",
                 s.summary()
             );
+            if s.bf16_emulated > 0 {
+                // not captured by libtest: a run without libdnnl's bf16 says so
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "NOTE onednn_diff {tag}: libdnnl refused {} bf16 problems for lack of \
+                     avx512_core; compared with its f32 run on the bf16-rounded inputs",
+                    s.bf16_emulated
+                );
+            }
             (e, s)
         }
         Err(report) => panic!(
@@ -1089,6 +1116,9 @@ fn differential(extra: &[&str], tag: &str) -> (String, Stats) {
 /// backward, dst given / any / from factors, plus invalid and edge cases.
 #[test]
 fn onednn_differential() {
+    if skip_without_real_onednn() {
+        return;
+    }
     differential(&[], "basic");
 }
 
@@ -1101,6 +1131,9 @@ fn onednn_differential() {
 /// must cover all of that (`coverage`).
 #[test]
 fn onednn_differential_extended() {
+    if skip_without_real_onednn() {
+        return;
+    }
     let (dump, st) = differential(&["--ext"], "ext");
     let (_, count) = seed_count();
     let missing = coverage(&dump);
@@ -1303,11 +1336,17 @@ fn check_examples(lib: Lib) -> String {
 
 #[test]
 fn spec_examples_real_onednn() {
+    if skip_without_real_onednn() {
+        return;
+    }
     check_examples(Lib::Real);
 }
 
 #[test]
 fn spec_examples_libresample() {
+    if skip_without_real_onednn() {
+        return;
+    }
     let ours = check_examples(Lib::Ours);
     let real = check_examples(Lib::Real);
     if let Err(r) = compare("oneDNN", &real, "libresample", &ours, false) {
@@ -1319,6 +1358,9 @@ fn spec_examples_libresample() {
 /// against oneDNN's ref:any on the same problems. Needs only the real library.
 #[test]
 fn tolerance_admits_onednn_jit_vs_ref() {
+    if skip_without_real_onednn() {
+        return;
+    }
     jit_vs_ref(&[]);
 }
 
@@ -1328,6 +1370,9 @@ fn tolerance_admits_onednn_jit_vs_ref() {
 /// tolerance question); counted in the summary.
 #[test]
 fn tolerance_admits_onednn_jit_vs_ref_extended() {
+    if skip_without_real_onednn() {
+        return;
+    }
     jit_vs_ref(&["--ext"]);
 }
 
@@ -1359,6 +1404,9 @@ fn jit_vs_ref(extra: &[&str]) {
 /// `onednn_differential` checks them against the default implementation).
 #[test]
 fn bit_exact_with_onednn_ref_any() {
+    if skip_without_real_onednn() {
+        return;
+    }
     let real = build(Lib::Real, false);
     let ours = build(Lib::Ours, false);
     let (seed, count) = seed_count();

@@ -53,6 +53,9 @@
  *                                              (after "I defect NAME"; evidence only)
  *   I f16_emulated / I emu <line>              libdnnl refused an f16 problem; the lines of
  *                                              its f32 emulation (see run_problem)
+ *   I bf16_emulated                            libdnnl refused a bf16 problem for lack of
+ *                                              the ISA (2.6.3 computes bf16 only with
+ *                                              avx512_core): emulated likewise
  *   X                                          end of problem
  */
 #include <math.h>
@@ -757,11 +760,20 @@ static double rand_val(rng_t *r, dnnl_data_type_t dt) {
  * 1,2,3,... or all ones */
 enum { FILL_RANDOM, FILL_IOTA0, FILL_IOTA1, FILL_ONES };
 
-/* a value of data type `val_dt` as the tensor of type `dt` holds it: f16 values kept in an
- * f32 tensor (the f16 emulation) are rounded to f16 first */
+/* a value of data type `val_dt` as the tensor of type `dt` holds it: f16 / bf16 values kept
+ * in an f32 tensor (the emulations) are rounded to f16 / bf16 first */
 static double as_val(double v, dnnl_data_type_t val_dt, dnnl_data_type_t dt) {
     if (val_dt == dnnl_f16 && dt != dnnl_f16) return f16_to_f32(f32_to_f16((float)v));
+    if (val_dt == dnnl_bf16 && dt != dnnl_bf16) return bf16_to_f32(f32_to_bf16((float)v));
     return v;
+}
+
+/* libdnnl's f32 -> bf16 store (RNE, NaN quieted, f32 subnormals flushed to a signed zero):
+ * how the emulated bf16 result is rounded */
+static float bf16_round_onednn(float f) {
+    uint32_t u = f2u(f);
+    if ((u & 0x7f800000u) == 0) return u2f(u & 0x80000000u);
+    return bf16_to_f32(f32_to_bf16(f));
 }
 
 /* fill the logical elements of a tensor; padding stays zero (buffer zeroed by the caller).
@@ -780,18 +792,20 @@ static void fill(rng_t *r, void *base, const dnnl_memory_desc_t *md, int mode,
     }
 }
 
-/* `as_f16`: the md holds f32 values of an emulated f16 tensor: print them rounded to f16
- * (the store libdnnl would have done), as data type f16 */
+/* `as_lp` (dnnl_f16 / dnnl_bf16, or 0): the md holds f32 values of an emulated f16 / bf16
+ * tensor: print them rounded to that type (the store libdnnl would have done), as that type */
 static void dump_values(FILE *o, char tag, const void *base, const dnnl_memory_desc_t *md,
-        int as_f16) {
+        dnnl_data_type_t as_lp) {
     dnnl_dim_t n = md_nelems(md), pos[DNNL_MAX_NDIMS];
-    as_f16 = as_f16 && md->data_type == dnnl_f32;
-    fprintf(o, "%c %s %ld\n", tag, as_f16 ? "f16" : dt_name(md->data_type), (long)n);
+    if (md->data_type != dnnl_f32) as_lp = (dnnl_data_type_t)0;
+    fprintf(o, "%c %s %ld\n", tag, as_lp ? dt_name(as_lp) : dt_name(md->data_type), (long)n);
     for (dnnl_dim_t i = 0; i < n; i++) {
         unravel(md, i, pos);
-        if (as_f16)
-            fprintf(o, "%08x",
-                    f2u(f16_to_f32(f32_to_f16(((const float *)base)[md_off(md, pos)]))));
+        float x = as_lp ? ((const float *)base)[md_off(md, pos)] : 0.f;
+        if (as_lp == dnnl_f16)
+            fprintf(o, "%08x", f2u(f16_to_f32(f32_to_f16(x))));
+        else if (as_lp == dnnl_bf16)
+            fprintf(o, "%08x", f2u(bf16_round_onednn(x)));
         else
             print_elem(o, base, md_off(md, pos), md->data_type);
         fputc((i % 16 == 15 || i == n - 1) ? '\n' : ' ', o);
@@ -1032,6 +1046,7 @@ static void info_values(ctx_t *c, const char *what, const void *base, const dnnl
 typedef struct {
     int plain;   /* given tensors in plain (abx) layouts: the ref:any sum workaround */
     int emu_f16; /* f16 tensors as f32 tensors holding f16 values, output rounded to f16 */
+    int emu_bf16; /* the same for bf16 tensors (libdnnl without avx512_core) */
     int f32_out; /* the result tensor in f32: its value before the final conversion */
     int mag;     /* only the magnitude run: |src|, |old dst|, the sums with |scale|, no other
                     post-op; printed as the vtag block */
@@ -1042,6 +1057,19 @@ typedef struct {
 enum { R_OK, R_FAIL, R_DEFECT, R_F16_UNIMPL, R_NO_ALT, R_SKIP };
 
 static int has_f16(const prob_t *p) { return p->dt_in == dnnl_f16 || p->dt_out == dnnl_f16; }
+/* a bf16 tensor: src / dst, or a binary post-op's src1 */
+static int has_bf16(const prob_t *p) {
+    if (p->dt_in == dnnl_bf16 || p->dt_out == dnnl_bf16) return 1;
+    for (int i = 0; i < p->n_po; i++)
+        if (p->po[i].kind == 2 && p->po[i].dt == dnnl_bf16) return 1;
+    return 0;
+}
+/* libdnnl 2.6.3 computes bf16 only with avx512_core (platform::has_data_type_support): below
+ * it (an AVX2-only CPU, or ONEDNN_MAX_CPU_ISA=AVX2) every bf16 pd is unimplemented.
+ * libresample reports its own kernels' ISA here, but never refuses bf16. */
+static int cpu_has_bf16(void) {
+    return (dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+}
 static int has_sum(const prob_t *p) {
     for (int i = 0; i < p->n_po; i++)
         if (p->po[i].kind == 0) return 1;
@@ -1056,6 +1084,11 @@ static int eltwise_same_alg(const prob_t *p) {
                     && (a->scale != b->scale || a->alpha != b->alpha || a->beta != b->beta))
                 return 1;
         }
+    return 0;
+}
+static int has_bin_per_oc(const prob_t *p) {
+    for (int i = 0; i < p->n_po; i++)
+        if (p->po[i].kind == 2 && p->po[i].bcast == 1) return 1;
     return 0;
 }
 static int has_bin_nonscalar(const prob_t *p) {
@@ -1085,8 +1118,10 @@ static int is_int_dt(dnnl_data_type_t dt) {
  *                         old dst);
  *   simple_binary_offset  simple:any with a per-channel / full binary post-op and a dst that
  *                         is not plain abx (it reads src1 at the dst's physical offset);
+ *   jit_avx2_binary_per_oc_blocked
+ *                         jit:avx2 with a per-channel binary post-op and a blocked dst;
  * R_F16_UNIMPL when a pd of an f16 problem was refused as unimplemented (2.6.3 has no f16 on
- * CPU). A primitive that libdnnl cannot create (runtime_error; "I defect prim_create_fails")
+ * CPU), or of a bf16 problem where libdnnl lacks avx512_core. A primitive that libdnnl cannot create (runtime_error; "I defect prim_create_fails")
  * is replaced by the next implementation of the pd iterator. */
 static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode,
         const variant_t *v) {
@@ -1099,6 +1134,12 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
     if (v->emu_f16) {
         if (p->dt_in == dnnl_f16) p->dt_in = dnnl_f32;
         if (p->dt_out == dnnl_f16) p->dt_out = dnnl_f32;
+    }
+    if (v->emu_bf16) {
+        if (p->dt_in == dnnl_bf16) p->dt_in = dnnl_f32;
+        if (p->dt_out == dnnl_bf16) p->dt_out = dnnl_f32;
+        for (int i = 0; i < p->n_po; i++)
+            if (p->po[i].kind == 2 && p->po[i].dt == dnnl_bf16) p->po[i].dt = dnnl_f32;
     }
     if (v->f32_out) {
         if (p->bwd)
@@ -1127,7 +1168,10 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
     /* the value distributions (and f16 rounding) of the generated problem */
     dnnl_data_type_t val_src = p0->bwd ? p0->dt_out : p0->dt_in; /* computed-from tensor */
     dnnl_data_type_t val_dst = p0->bwd ? p0->dt_in : p0->dt_out; /* result tensor */
-    int print_f16 = v->emu_f16 && !v->f32_out && val_dst == dnnl_f16;
+    dnnl_data_type_t print_lp = v->f32_out ? (dnnl_data_type_t)0
+            : v->emu_f16 && val_dst == dnnl_f16   ? dnnl_f16
+            : v->emu_bf16 && val_dst == dnnl_bf16 ? dnnl_bf16
+                                                   : (dnnl_data_type_t)0;
     int ret = R_FAIL, same_alg = 0;
     const char *defect = NULL;
 
@@ -1263,6 +1307,14 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
                 && !md_is_plain(dnnl_primitive_desc_query_md(
                         pd, p->bwd ? dnnl_query_diff_src_md : dnnl_query_dst_md, 0)))
             defect = "simple_binary_offset";
+        /* jit:avx2 (libdnnl below avx512_core) reads a per-channel binary src1 wrongly when
+         * dst is nCx8c / nCx16c (README, defect 5) */
+        if (!v->plain && !strcmp(impl, "jit:avx2") && has_bin_per_oc(p)) {
+            const dnnl_memory_desc_t *d = dnnl_primitive_desc_query_md(
+                    pd, p->bwd ? dnnl_query_diff_src_md : dnnl_query_dst_md, 0);
+            if (d && d->format_kind == dnnl_blocked && d->format_desc.blocking.inner_nblks)
+                defect = "jit_avx2_binary_per_oc_blocked";
+        }
     }
     s = K("prim_create", s);
     if (s != dnnl_success) goto done;
@@ -1315,7 +1367,7 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
             if (p->po[i].kind != 2) continue;
             s = make_mem(c, "bin_mem_create", &m_bin[i], &bin_md[i], 0, &u_bin[i]);
             if (s != dnnl_success) goto done;
-            fill(&dr, mem_ptr(m_bin[i]), &bin_md[i], FILL_RANDOM, bin_md[i].data_type);
+            fill(&dr, mem_ptr(m_bin[i]), &bin_md[i], FILL_RANDOM, p0->po[i].dt);
             if (c->flags & F_INPUTS) info_values(c, "src1", mem_ptr(m_bin[i]), &bin_md[i]);
             args[na].arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
             args[na++].memory = m_bin[i];
@@ -1346,12 +1398,12 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
              * how many differ from the workaround's); not in the quiet re-runs */
             if (c->o != c->null) {
                 fprintf(c->o, "%sI defect %s\n", c->pfx, defect);
-                dump_values(c->vo, 'B', mem_ptr(m_out), md_out, print_f16);
+                dump_values(c->vo, 'B', mem_ptr(m_out), md_out, print_lp);
             }
             ret = R_DEFECT;
             goto done;
         }
-        dump_values(c->vo, v->vtag, mem_ptr(m_out), md_out, print_f16);
+        dump_values(c->vo, v->vtag, mem_ptr(m_out), md_out, print_lp);
         ret = R_OK;
         if (v->mag) goto done;
         /* linear or backward, without post-ops: run again on |input|. By linearity
@@ -1364,13 +1416,15 @@ static int exec_problem(ctx_t *c, const prob_t *p0, uint64_t seed, int fill_mode
             s = K("execute_abs", dnnl_primitive_execute(prim, c->st, na, args));
             K("stream_wait", dnnl_stream_wait(c->st));
             if (s == dnnl_success)
-                dump_values(c->vo, v->vtag == 'V' ? 'A' : 'G', mem_ptr(m_out), md_out, print_f16);
+                dump_values(c->vo, v->vtag == 'V' ? 'A' : 'G', mem_ptr(m_out), md_out, print_lp);
         }
     }
     goto done;
 
 unimpl:
-    if (s == dnnl_unimplemented && has_f16(p0) && !v->emu_f16) ret = R_F16_UNIMPL;
+    if (s == dnnl_unimplemented && !v->emu_f16 && !v->emu_bf16
+            && (has_f16(p0) || (has_bf16(p0) && !cpu_has_bf16())))
+        ret = R_F16_UNIMPL;
 
 done:
     if (prim) K("prim_destroy", dnnl_primitive_destroy(prim));
@@ -1409,7 +1463,10 @@ static int exec_quiet(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode,
  *    logical order, so the layouts do not matter);
  *  - an f16 problem refused as unimplemented: "I f16_emulated", then the problem again with
  *    every f16 tensor as an f32 tensor holding f16 values; its statuses / mds are printed as
- *    "I emu ..." lines, its output rounded to f16 as the 'V' block.
+ *    "I emu ..." lines, its output rounded to f16 as the 'V' block;
+ *  - likewise a bf16 problem refused as unimplemented where libdnnl lacks avx512_core
+ *    ("I bf16_emulated"; bf16 binary src1 tensors too). Where the emulation refuses the
+ *    problem too (invalid for other reasons), that refusal is the expectation.
  * Then, for integer results of linear / backward / post-op problems, an 'F' block: the same
  * problem with an f32 result tensor, i.e. the value before the final rounding (benchdnn's x.5
  * check needs it), and for linear / backward without post-ops its |input| run as 'G'. */
@@ -1418,8 +1475,10 @@ static void run_problem(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode)
     variant_t v = {.vtag = 'V'};
     int r = exec_problem(c, p, seed, fill_mode, &v);
     if (r == R_F16_UNIMPL) {
-        fprintf(c->o, "I f16_emulated\n");
-        v.emu_f16 = 1;
+        v.emu_f16 = has_f16(p);
+        v.emu_bf16 = has_bf16(p) && !cpu_has_bf16();
+        if (v.emu_f16) fprintf(c->o, "I f16_emulated\n");
+        if (v.emu_bf16) fprintf(c->o, "I bf16_emulated\n");
         c->pfx = "I emu ";
         r = exec_problem(c, p, seed, fill_mode, &v);
         c->pfx = "";

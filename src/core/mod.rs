@@ -90,3 +90,5 @@ impl CoreError {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_threads;

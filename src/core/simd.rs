@@ -10,6 +10,7 @@ use super::dtype::{bf16_to_f32, DataType, Numerics};
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86 variants: x86_64 only
 pub(crate) enum Isa {
     Base,
     Avx2,
@@ -38,12 +39,36 @@ pub(crate) fn isa() -> Isa {
     })
 }
 
+/// The ISA as the verbose output reports it: on aarch64 the baseline is NEON (LLVM
+/// vectorises the generic bodies with it; there are no runtime-selected variants).
+pub(crate) fn isa_name() -> &'static str {
+    match isa() {
+        Isa::Base if cfg!(target_arch = "aarch64") => "Neon",
+        Isa::Base => "Base",
+        Isa::Avx2 => "Avx2",
+        Isa::Avx512 => "Avx512",
+    }
+}
+
+/// F16C (f32 <-> f16 conversion instructions), detected once.
+fn f16c() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static F16C: OnceLock<bool> = OnceLock::new();
+        return *F16C.get_or_init(|| is_x86_feature_detected!("f16c"));
+    }
+    #[allow(unreachable_code)]
+    false
+}
+
 /// AVX-512BW (16-bit element vectors), detected once.
 fn avx512bw() -> bool {
-    static BW: OnceLock<bool> = OnceLock::new();
     #[cfg(target_arch = "x86_64")]
-    return *BW.get_or_init(|| is_x86_feature_detected!("avx512bw"));
-    #[cfg(not(target_arch = "x86_64"))]
+    {
+        static BW: OnceLock<bool> = OnceLock::new();
+        return *BW.get_or_init(|| is_x86_feature_detected!("avx512bw"));
+    }
+    #[allow(unreachable_code)]
     false
 }
 
@@ -112,15 +137,17 @@ macro_rules! with_src {
 }
 
 /// Instantiates `$body::<S, M>` for the base ISA, AVX2 and AVX-512 and dispatches on
-/// [`isa`] and the runtime tap-axis count `m` (0..=3).
+/// [`isa`] and the runtime tap-axis count `m` (0..=3). The x86 target features apply on
+/// x86_64 only (`cfg_attr`): elsewhere the wrappers are plain copies that [`isa`] never
+/// selects, so every dispatch compiles unchanged for aarch64. New wrappers follow suit.
 macro_rules! multiversion {
     ($name:ident, $body:ident, ($($arg:ident: $ty:ty),*)) => {
         pub(crate) unsafe fn $name(dt: DataType, m: usize, $($arg: $ty),*) {
-            #[target_feature(enable = "avx2")]
+            #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
             unsafe fn avx2<S: Src, const M: usize>($($arg: $ty),*) {
                 $body::<S, M>($($arg),*)
             }
-            #[target_feature(enable = "avx512f")]
+            #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
             unsafe fn avx512<S: Src, const M: usize>($($arg: $ty),*) {
                 $body::<S, M>($($arg),*)
             }
@@ -680,14 +707,12 @@ unsafe fn store_converted_body(dt: DataType, numerics: Numerics, vals: &[f32], d
 }
 
 unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-    #[target_feature(enable = "avx2,f16c")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
     unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
         store_converted_body(dt, numerics, vals, dst)
     }
     match isa() {
-        Isa::Avx512 | Isa::Avx2 if is_x86_feature_detected!("f16c") => {
-            avx2(dt, numerics, vals, dst)
-        }
+        Isa::Avx512 | Isa::Avx2 if f16c() => avx2(dt, numerics, vals, dst),
         _ => store_converted_body(dt, numerics, vals, dst),
     }
 }
@@ -702,11 +727,11 @@ unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
 
 /// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
-    #[target_feature(enable = "avx512f")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
     unsafe fn avx512<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
         gather_body::<T>(src, dst, idx)
     }
-    #[target_feature(enable = "avx2")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
     unsafe fn avx2<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
         gather_body::<T>(src, dst, idx)
     }
@@ -754,11 +779,11 @@ unsafe fn store_bf16_body(vals: &[f32], dst: *mut u16, onednn: bool) {
 }
 
 unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
-    #[target_feature(enable = "avx512f,avx512bw")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
     unsafe fn avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
         store_bf16_body(vals, dst, onednn)
     }
-    #[target_feature(enable = "avx2")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
     unsafe fn avx2(vals: &[f32], dst: *mut u16, onednn: bool) {
         store_bf16_body(vals, dst, onednn)
     }
@@ -782,11 +807,11 @@ unsafe fn gather2_body(row: *const f32, t: &super::kernels::WTable, out: &mut [f
 /// `out[o] = row[i0[o]] * w0[o] + row[i1[o]] * w1[o]`: the W lerp of a row (the reference's
 /// outermost reduction); `row` must cover every column the table names.
 pub(crate) unsafe fn gather2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-    #[target_feature(enable = "avx512f")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
     unsafe fn avx512(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
         gather2_body(row, t, out)
     }
-    #[target_feature(enable = "avx2")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
     unsafe fn avx2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
         gather2_body(row, t, out)
     }
@@ -810,7 +835,7 @@ unsafe fn repeat_body<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: 
 
 /// `dst[i*k + j] = src[i]` for `i < n`, `j < k`: nearest upsampling by an integer factor.
 pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
-    #[target_feature(enable = "avx2")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
     unsafe fn avx2<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
         repeat_body::<T, K>(src, dst, n)
     }
@@ -864,11 +889,11 @@ unsafe fn copy_bf16_body(src: *const u16, dst: *mut u16, n: usize) {
 /// Copies `n` bf16 values as oneDNN's nearest resampling does (through f32): equal to
 /// loading, converting and storing each value, without the conversions.
 pub(crate) unsafe fn copy_bf16_onednn(src: *const u8, dst: *mut u8, n: usize) {
-    #[target_feature(enable = "avx512f,avx512bw")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
     unsafe fn avx512(src: *const u16, dst: *mut u16, n: usize) {
         copy_bf16_body(src, dst, n)
     }
-    #[target_feature(enable = "avx2")]
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
     unsafe fn avx2(src: *const u16, dst: *mut u16, n: usize) {
         copy_bf16_body(src, dst, n)
     }

@@ -66,10 +66,11 @@ fn emit(line: &str) {
             "{p},info,cpu,runtime:libresample,nthr:{}",
             crate::core::threads::max_threads()
         );
-        let _ = writeln!(out, "{p},info,cpu,isa:{:?}", crate::core::simd::isa());
+        let _ = writeln!(out, "{p},info,cpu,isa:{}", crate::core::simd::isa_name());
         let _ = writeln!(out, "{p},info,gpu,runtime:none");
         if !super::dnnl1::ACTIVE {
-            out.push_str("onednn_verbose,info,prim_template:operation,engine,primitive,implementation,prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time\n");
+            out.push_str("onednn_verbose,info,prim_template:operation,engine,primitive,implementation,prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time
+");
         }
     }
     out.push_str(line);
