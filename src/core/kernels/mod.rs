@@ -13,8 +13,10 @@ use super::dtype::{load_f32, store_f32, DataType};
 use super::plan::Strategy;
 use super::reference::{odometer, post_ops, Bufs, Tables};
 use super::simd::{self, Src};
-use super::taps::BwdTaps;
+use super::taps::{BwdTaps, FwdTaps};
 use super::{Algorithm, Direction, Problem, MAX_RANK};
+
+mod images;
 
 /// Lanes processed per inner chunk (keeps partial sums in L1).
 const LCH: usize = 256;
@@ -73,6 +75,23 @@ pub(crate) struct RowGeom {
     pub plane_h: Option<usize>,
     /// Output rows per run.
     pub rows_per_run: usize,
+    /// The row axis (the last resampled axis; the last axis for nchw).
+    pub w: usize,
+    /// Channels-last images: `(axis, C)` of the contiguous identity axis inside each row
+    /// pixel. A row is then `W * C` contiguous elements read through `wx`.
+    pub lane: Option<(usize, usize)>,
+    /// The row axis' tap table over the flattened row (`wx` when `lane` is set, else the
+    /// axis' own table): element `ow*C + c` reads `i*C + c` for each tap `i` of `ow`.
+    pub wx: Option<FwdTaps>,
+}
+
+impl RowGeom {
+    /// The flattened row's tap table.
+    pub fn wtaps<'a>(&'a self, t: &'a Tables) -> &'a FwdTaps {
+        self.wx
+            .as_ref()
+            .unwrap_or_else(|| t.fwd[self.w].as_ref().unwrap())
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -159,6 +178,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         && s.strides[w] == 1
         && d.strides[w] == 1
         && s.dims[w].max(d.dims[w]) <= MAX_ROW;
+    if let Some(g) = images::image_rows(p, t, small) {
+        return Strategy::Rows(g);
+    }
     if let Some(mut l) = lane {
         if l.block >= 4 || !rows_ok {
             l.pixels = pixel_rows(p, t, &l);
@@ -177,48 +199,77 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 repeat: None,
                 plane_h: None,
                 rows_per_run: 1,
+                w,
+                lane: None,
+                wx: None,
             });
         }
-        let taps = t.fwd[w].as_ref().unwrap();
-        let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
-        let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
-        let dense = hi + 1 - lo <= 2 * taps.idx.len();
-        let (o_n, i_n) = (d.dims[w], s.dims[w]);
-        let w2 = (dense && taps.idx.len() == 2 * o_n).then(|| WTable {
-            i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
-            i1: taps
-                .idx
-                .iter()
-                .skip(1)
-                .step_by(2)
-                .map(|&i| i - lo as u32)
-                .collect(),
-            w0: taps.wt.iter().step_by(2).copied().collect(),
-            w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
-        });
-        let k = o_n / i_n.max(1);
-        let repeat = (taps.idx.len() == o_n && k >= 1 && o_n == k * i_n)
-            .then_some(k)
-            .filter(|&k| {
-                taps.idx
-                    .iter()
-                    .enumerate()
-                    .all(|(o, &i)| i as usize == o / k)
-            });
-        let plane_h = w.checked_sub(1);
-        let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
-        return Strategy::Rows(RowGeom {
-            runs: runs / rows_per_run.max(1),
-            plane_h,
-            rows_per_run,
-            out_w: o_n,
-            range: dense.then_some((lo, hi)),
-            small,
-            w2,
-            repeat,
-        });
+        return Strategy::Rows(fwd_row_geom(p, t, w, None, small));
     }
     Strategy::Generic
+}
+
+/// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
+/// elements, or `W * C` with `lane = Some((c, C))` (channels-last images).
+pub(crate) fn fwd_row_geom(
+    p: &Problem,
+    t: &Tables,
+    w: usize,
+    lane: Option<(usize, usize)>,
+    small: bool,
+) -> RowGeom {
+    let (s, d) = (&p.src, &p.dst);
+    let nc = lane.map_or(1, |l| l.1);
+    let wx = lane.map(|_| images::expand(t.fwd[w].as_ref().unwrap(), nc));
+    let taps = wx.as_ref().unwrap_or_else(|| t.fwd[w].as_ref().unwrap());
+    let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
+    let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
+    let dense = hi + 1 - lo <= 2 * taps.idx.len();
+    let o_n = d.dims[w] * nc;
+    let w2 = (dense && taps.idx.len() == 2 * o_n).then(|| WTable {
+        i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
+        i1: taps
+            .idx
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|&i| i - lo as u32)
+            .collect(),
+        w0: taps.wt.iter().step_by(2).copied().collect(),
+        w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
+    });
+    // Integer nearest upsampling repeats whole pixels (in units of pixels).
+    let pix = t.fwd[w].as_ref().unwrap();
+    let (po, pi) = (d.dims[w], s.dims[w]);
+    let k = po / pi.max(1);
+    let repeat = (pix.idx.len() == po && k >= 1 && po == k * pi)
+        .then_some(k)
+        .filter(|&k| {
+            pix.idx
+                .iter()
+                .enumerate()
+                .all(|(o, &i)| i as usize == o / k)
+        });
+    // Runs are planes: the last axis before W other than the lane axis is walked inside.
+    let plane_h = (0..w).rev().find(|&a| Some(a) != lane.map(|l| l.0));
+    let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
+    let runs: usize = (0..d.rank())
+        .filter(|&a| a != w && Some(a) != lane.map(|l| l.0) && Some(a) != plane_h)
+        .map(|a| d.dims[a])
+        .product();
+    RowGeom {
+        runs,
+        plane_h,
+        rows_per_run,
+        out_w: o_n,
+        range: dense.then_some((lo, hi)),
+        small,
+        w2,
+        repeat,
+        w,
+        lane,
+        wx,
+    }
 }
 
 fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
@@ -656,7 +707,8 @@ unsafe fn bwd_lanes(
     }
 }
 
-/// The `rows` kernel (forward) over runs `start..end`.
+/// The `rows` kernel (forward) over output rows `start..end` (`g.runs * g.rows_per_run` in
+/// all: planes split into rows, so one plane keeps every thread busy).
 pub(crate) unsafe fn rows(
     p: &Problem,
     t: &Tables,
@@ -666,10 +718,11 @@ pub(crate) unsafe fn rows(
     end: usize,
 ) {
     let rank = p.dst.rank();
-    let w = rank - 1;
+    let w = g.w;
     let (s, d) = (&p.src, &p.dst);
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let wt = t.fwd[w].as_ref().unwrap();
+    let wt = g.wtaps(t);
+    let nc = g.lane.map_or(1, |l| l.1);
     let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
     // A run is a whole plane: the axis before W (if any) is walked inside it.
     let h = g.plane_h;
@@ -688,9 +741,15 @@ pub(crate) unsafe fn rows(
     let mut prev: Option<(usize, usize)> = None;
     let overrides: Vec<(usize, usize, usize, usize)> = std::iter::once((w, 1, 0, 0))
         .chain(h.map(|h| (h, 1, 0, 0)))
+        .chain(g.lane.map(|(c, _)| (c, 1, 0, 0)))
         .collect();
-    let mut runs = Runs::new(p, t, &overrides, start);
-    for _ in start..end {
+    let oh_n1 = oh_n.max(1);
+    let mut runs = Runs::new(p, t, &overrides, start / oh_n1);
+    let mut r = start;
+    while r < end {
+        let plane = r / oh_n1;
+        let (oh_lo, oh_hi) = (r - plane * oh_n1, (end - plane * oh_n1).min(oh_n));
+        r = (plane + 1) * oh_n1;
         let mut idx = runs.pos;
         let (doff0, sbase0) = (runs.doff, runs.sbase);
         runs.advance();
@@ -710,7 +769,7 @@ pub(crate) unsafe fn rows(
             // Raw nearest: one src row per dst row, no conversion — the lean loop.
             let hs = h.map_or(0, |h| s.strides[h]);
             let hd = h.map_or(0, |h| d.strides[h]);
-            for oh in 0..oh_n {
+            for oh in oh_lo..oh_hi {
                 let ih = h
                     .and_then(|h| t.fwd[h].as_ref())
                     .map_or(oh, |f| f.idx[oh] as usize);
@@ -720,10 +779,14 @@ pub(crate) unsafe fn rows(
                     Some((pr, pd)) if pr == r0 => {
                         std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
                     }
-                    _ => match g.repeat {
-                        Some(k) => simd::repeat_raw(ssz, b.src.add(r0 * ssz), dp, s.dims[w], k),
-                        None => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
-                    },
+                    _ => {
+                        let pix = t.fwd[w].as_ref().unwrap();
+                        let sp = b.src.add(r0 * ssz);
+                        match g.repeat {
+                            Some(k) => images::repeat_px(ssz * nc, sp, dp, s.dims[w], k),
+                            None => images::gather_px(ssz * nc, sp, dp, &pix.idx),
+                        }
+                    }
                 }
                 prev = Some((r0, doff));
             }
@@ -731,7 +794,7 @@ pub(crate) unsafe fn rows(
         }
         // f32 results without post-ops go straight into dst (rows are contiguous).
         let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
-        for oh in 0..oh_n {
+        for oh in oh_lo..oh_hi {
             let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
             if let Some(h) = h {
                 idx[h] = oh;
@@ -802,8 +865,15 @@ pub(crate) unsafe fn rows(
                 }
             }
             if !direct {
-                idx[w] = 0;
-                finish(p, b, out, doff, &mut idx[..rank], w);
+                match g.lane {
+                    Some((c, _)) if !p.post_ops.is_empty() => {
+                        images::finish_pixels(p, b, out, doff, &mut idx[..rank], w, c, nc)
+                    }
+                    _ => {
+                        idx[w] = 0;
+                        finish(p, b, out, doff, &mut idx[..rank], w);
+                    }
+                }
             }
         }
     }
