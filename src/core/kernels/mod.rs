@@ -16,6 +16,7 @@ use super::simd::{self, Src};
 use super::taps::{BwdTaps, FwdTaps};
 use super::{Algorithm, Direction, Problem, MAX_RANK};
 
+mod hlerp;
 mod images;
 
 /// Lanes processed per inner chunk (keeps partial sums in L1).
@@ -68,7 +69,7 @@ pub(crate) struct RowGeom {
     pub small: bool,
     /// Two-tap W table as structure of arrays (columns relative to `range.0`), so the W lerp
     /// is a vector gather.
-    pub w2: Option<WTable>,
+    pub w2: Option<W2>,
     /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
     pub repeat: Option<usize>,
     /// Forward runs are planes: this axis (the one before W) is walked inside a run.
@@ -100,6 +101,13 @@ pub(crate) struct WTable {
     pub i1: Vec<u32>,
     pub w0: Vec<f32>,
     pub w1: Vec<f32>,
+}
+
+/// A two-tap W table with, where this CPU's vectors allow, its permute tables.
+#[derive(Clone, Debug)]
+pub(crate) struct W2 {
+    pub t: WTable,
+    pub perm: Option<hlerp::PermTable>,
 }
 
 fn is_small(p: &Problem, t: &Tables) -> bool {
@@ -226,18 +234,23 @@ pub(crate) fn fwd_row_geom(
     let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
     let dense = hi + 1 - lo <= 2 * taps.idx.len();
     let o_n = d.dims[w] * nc;
-    let w2 = (dense && taps.idx.len() == 2 * o_n).then(|| WTable {
-        i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
-        i1: taps
-            .idx
-            .iter()
-            .skip(1)
-            .step_by(2)
-            .map(|&i| i - lo as u32)
-            .collect(),
-        w0: taps.wt.iter().step_by(2).copied().collect(),
-        w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
-    });
+    let w2 = (dense && taps.idx.len() == 2 * o_n)
+        .then(|| WTable {
+            i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
+            i1: taps
+                .idx
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|&i| i - lo as u32)
+                .collect(),
+            w0: taps.wt.iter().step_by(2).copied().collect(),
+            w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
+        })
+        .map(|t| W2 {
+            perm: hlerp::PermTable::new(&t),
+            t,
+        });
     // Integer nearest upsampling repeats whole pixels (in units of pixels).
     let pix = t.fwd[w].as_ref().unwrap();
     let (po, pi) = (d.dims[w], s.dims[w]);
@@ -730,7 +743,7 @@ pub(crate) unsafe fn rows(
     let oh_n = h.map_or(1, |h| d.dims[h]);
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
-    let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo)];
+    let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK];
     let mut out = vec![0f32; g.out_w];
     let mut one = [0f32; 1];
     let raw = p.alg == Algorithm::Nearest
@@ -825,17 +838,26 @@ pub(crate) unsafe fn rows(
             } else if let (true, Some((lo, _))) = (g.small, g.range) {
                 // Blend the needed input columns over the other axes, then lerp along W.
                 let offs = sc.offs.map(|o| o + lo);
+                let nrow = row.len() - hlerp::SLACK;
                 match &g.w2 {
+                    Some(W2 {
+                        t: w2,
+                        perm: Some(pt),
+                    }) => {
+                        // The permutes read whole vectors: from the row buffer (with slack).
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                        hlerp::lerp(row.as_ptr(), w2, pt, out)
+                    }
                     // Nothing to blend from an f32 row: gather straight from the source.
-                    Some(w2) if sc.m == 0 && s.dtype == DataType::F32 => {
+                    Some(W2 { t: w2, .. }) if sc.m == 0 && s.dtype == DataType::F32 => {
                         simd::gather2((b.src as *const f32).add(offs[0]), w2, out)
                     }
-                    Some(w2) => {
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+                    Some(W2 { t: w2, .. }) => {
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
                         simd::gather2(row.as_ptr(), w2, out)
                     }
                     None => {
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
                         gather_taps(out, &row, lo, wt);
                     }
                 }
