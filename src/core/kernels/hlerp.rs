@@ -82,16 +82,20 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
     let n = out.len().min(t.i0.len());
     // Built only where the full blocks and the tail cover the row exactly.
     debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
-    let full = p.base.len();
     #[cfg(target_arch = "x86_64")]
-    match (p.lanes, p.step) {
-        (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), full),
-        (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), full),
-        (_, 8) => avx2(row, t, p, out.as_mut_ptr(), full),
-        _ => avx2_half(row, t, p, out.as_mut_ptr(), full),
-    }
+    let full = {
+        let full = p.base.len();
+        match (p.lanes, p.step) {
+            (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), full),
+            (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), full),
+            (_, 8) => avx2(row, t, p, out.as_mut_ptr(), full),
+            _ => avx2_half(row, t, p, out.as_mut_ptr(), full),
+        }
+        full
+    };
+    // Permute tables are built on x86-64 only; elsewhere the tail is the whole row.
     #[cfg(not(target_arch = "x86_64"))]
-    unreachable!("permute tables are built on x86-64 only");
+    let full = 0;
     simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
 }
 
