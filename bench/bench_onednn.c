@@ -99,6 +99,9 @@ typedef struct {
 #define LINEAR dnnl_resampling_linear
 /* benchdnn-style shapes (onednn.md §13): shapes_2d/ci, maskrcnn, option_set_fwks_key_gpu */
 static const prob_t problems[] = {
+        /* tiny: per-call overhead */
+        {"fwd_linear_nchw_f32_mb1ic16_ih4oh8_iw4ow8_tiny", 0, LINEAR, dnnl_f32, 0, 4, 1, 16, {4, 4}, {8, 8}},
+        {"fwd_nearest_nhwc_f32_mb1ic16_ih4oh8_iw4ow8_tiny", 0, NEAREST, dnnl_f32, 1, 4, 1, 16, {4, 4}, {8, 8}},
         /* the oneDNN example (examples/primitives/resampling.cpp), mb1 */
         {"fwd_linear_nchw_f32_mb1ic3_ih227oh350_iw227ow350", 0, LINEAR, dnnl_f32, 0, 4, 1, 3,
                 {227, 227}, {350, 350}},

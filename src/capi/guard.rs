@@ -1,4 +1,5 @@
-//! Boundary discipline shared by every face: panic containment and pointer checks.
+//! Boundary discipline shared by every face: panic containment, pointer checks and the
+//! verbose switch.
 
 /// Runs `$body` (which returns the face's status type), turning a panic into `$on_panic`.
 ///
@@ -21,4 +22,15 @@ macro_rules! null_check {
             return $err;
         })+
     };
+}
+
+/// True when an environment variable is set to something other than "" or "0".
+pub(crate) fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `RESAMPLE_VERBOSE`: every face prints why it refused a call (read once).
+pub(crate) fn verbose() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_flag("RESAMPLE_VERBOSE"))
 }

@@ -6,5 +6,6 @@ pub mod guard;
 
 pub mod ascend;
 pub mod directml;
+mod exec;
 pub mod library;
 pub mod onednn;

@@ -302,7 +302,7 @@ mod tests {
             let n = dst.span_bytes().unwrap();
             let (mut a, mut b) = (vec![0xA5u8; n], vec![0xA5u8; n]);
             plan.execute(&sbuf, &mut a, &[]).unwrap();
-            plan.execute_reference(&sbuf, &mut b, &[]);
+            plan.execute_reference(&sbuf, &mut b, &[]).unwrap();
             assert!(a == b, "{sdt:?} -> {ddt:?}");
         }
     }

@@ -7,6 +7,9 @@ use super::CoreError;
 /// Highest tensor rank any face uses (oneDNN 5, Ascend 5, DirectML 4).
 pub const MAX_RANK: usize = 5;
 
+/// Largest element count for which [`Layout::elements_may_overlap`] enumerates offsets.
+const OVERLAP_ENUM_LIMIT: usize = 1 << 22;
+
 /// Where the elements of a tensor live, relative to the start of its buffer.
 ///
 /// Element `idx` sits at element offset
@@ -113,6 +116,59 @@ impl Layout {
             .filter(|&b| b <= isize::MAX as usize)
     }
 
+    /// True when two distinct (padded) indices may share an element offset, which an output
+    /// must not allow (kernels write each element once, from one thread).
+    ///
+    /// Exact: a nested-strides argument proves most layouts disjoint at once (axes longer
+    /// than 1 sorted by stride, a block's inner positions counting as an axis of their own;
+    /// each stride must exceed the reach of the smaller ones); layouts it cannot prove are
+    /// enumerated when small, and conservatively reported as overlapping when larger than
+    /// [`OVERLAP_ENUM_LIMIT`] elements.
+    pub fn elements_may_overlap(&self) -> bool {
+        let mut axes: Vec<(usize, usize)> = Vec::with_capacity(2 * self.rank());
+        for d in 0..self.rank() {
+            let b = self.blocks[d];
+            axes.push((self.strides[d], self.padded[d] / b.max(1)));
+            if b > 1 {
+                axes.push((self.inner_strides[d], b));
+            }
+        }
+        axes.retain(|&(_, n)| n > 1);
+        axes.sort_unstable();
+        let mut reach: u128 = 0; // largest offset reached by the axes so far
+        let mut nested = true;
+        for &(s, n) in &axes {
+            if (s as u128) <= reach || s == 0 {
+                nested = false;
+                break;
+            }
+            reach += (n as u128 - 1) * s as u128;
+        }
+        if nested {
+            return false;
+        }
+        if axes.iter().any(|&(s, _)| s == 0) {
+            return true;
+        }
+        let total = axes
+            .iter()
+            .try_fold(1usize, |t, &(_, n)| t.checked_mul(n))
+            .unwrap_or(usize::MAX);
+        if total > OVERLAP_ENUM_LIMIT {
+            return true;
+        }
+        let mut offs: Vec<u128> = vec![0];
+        for &(s, n) in &axes {
+            let prev = std::mem::take(&mut offs);
+            offs.reserve(prev.len() * n);
+            for i in 0..n as u128 {
+                offs.extend(prev.iter().map(|&o| o + i * s as u128));
+            }
+        }
+        offs.sort_unstable();
+        offs.windows(2).any(|w| w[0] == w[1])
+    }
+
     /// Checks the internal consistency the kernels rely on.
     pub fn validate(&self) -> Result<(), CoreError> {
         let r = self.rank();
@@ -152,5 +208,38 @@ impl Layout {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(dims: &[usize], strides: &[usize]) -> Layout {
+        Layout::strided(DataType::F32, dims, strides, 0)
+    }
+
+    #[test]
+    fn overlap_detection() {
+        assert!(!l(&[2, 3], &[3, 1]).elements_may_overlap());
+        assert!(!l(&[2, 3], &[1, 2]).elements_may_overlap());
+        assert!(!l(&[3, 2], &[2, 3]).elements_may_overlap()); // interleaved but disjoint
+        assert!(l(&[2, 3], &[1, 1]).elements_may_overlap());
+        assert!(l(&[2, 2], &[0, 1]).elements_may_overlap());
+        assert!(!l(&[1, 4], &[0, 1]).elements_may_overlap()); // size-1 axes never overlap
+        assert!(!l(&[2, 2, 5], &[100, 10, 2]).elements_may_overlap());
+        assert!(!l(&[2, 3, 4], &[1, 2, 6]).elements_may_overlap());
+        assert!(l(&[2, 3, 4], &[12, 3, 1]).elements_may_overlap());
+        assert!(!l(&[1, 3, 1], &[0, 1, 0]).elements_may_overlap());
+        // Too many elements to enumerate and not provably disjoint: reported.
+        assert!(l(&[4096, 4096], &[3, 2]).elements_may_overlap());
+        // nChw16c with C = 20: blocks of 16 (inner stride 1) every 16*H*W elements.
+        let mut b = l(&[1, 20, 3, 3], &[288, 144, 48, 16]);
+        b.blocks[1] = 16;
+        b.padded[1] = 32;
+        b.inner_strides[1] = 1;
+        assert!(!b.elements_may_overlap());
+        b.strides[1] = 8; // the second block starts inside the first
+        assert!(b.elements_may_overlap());
     }
 }

@@ -2,13 +2,15 @@
 //! descriptors into a [`Problem`], builds a [`Plan`] once, and executes it on byte slices.
 
 pub mod axis;
+mod canonical;
 mod copy;
 pub mod dtype;
+pub mod faults;
 mod kernels;
 pub mod layout;
 pub mod plan;
 pub mod postops;
-pub mod reference;
+pub(crate) mod reference;
 pub(crate) mod simd;
 pub mod taps;
 pub mod threads;
@@ -71,8 +73,9 @@ pub enum CoreError {
     /// Well-formed but not supported by this library.
     #[error("unsupported: {0}")]
     Unsupported(String),
-    /// Memory for tables or buffers could not be obtained.
-    #[error("out of memory")]
+    /// Memory for tables or buffers could not be obtained (or tables would exceed
+    /// [`plan::MAX_TABLE_ENTRIES`]).
+    #[error("out of memory (tables or buffers could not be allocated)")]
     OutOfMemory,
 }
 

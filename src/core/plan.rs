@@ -2,8 +2,10 @@
 //! executed many times from any thread.
 
 use super::axis::{backward_taps, forward_taps, AxisRule};
+use super::canonical;
 use super::copy::{self, CopyGeom};
 use super::dtype::DataType;
+use super::faults;
 use super::kernels::{self, LaneGeom, RowGeom};
 use super::postops::PostOp;
 use super::reference::{self, Bufs, Tables};
@@ -31,7 +33,10 @@ const GRAIN_ELEMS: usize = 1 << 15;
 
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The problem as described.
     problem: Problem,
+    /// Its canonical form, which the tables, the strategy and the kernels refer to.
+    exec: Problem,
     tables: Tables,
     strategy: Strategy,
 }
@@ -39,33 +44,19 @@ pub struct Plan {
 impl Plan {
     /// Validates `problem`, builds its tables and picks its kernel.
     pub fn new(problem: Problem) -> Result<Plan, CoreError> {
+        faults::maybe_panic();
         validate(&problem)?;
         reserve_tables(&problem)?;
-        let rank = problem.src.rank();
-        let mut tables = Tables {
-            fwd: vec![None; rank],
-            bwd: vec![None; rank],
-            resampled: Vec::new(),
-        };
-        for d in 0..rank {
-            let rule = &problem.axes[d];
-            if *rule == AxisRule::Identity {
-                continue;
-            }
-            let (i, o) = problem.fwd_sizes(d);
-            tables.resampled.push(d);
-            match problem.direction {
-                Direction::Forward => tables.fwd[d] = Some(forward_taps(rule, problem.alg, i, o)),
-                Direction::Backward => tables.bwd[d] = Some(backward_taps(rule, problem.alg, i, o)),
-            }
-        }
-        let strategy = match kernels::choose(&problem, &tables) {
-            Strategy::Generic => copy::choose(&problem, tables.resampled.len())
+        let exec = canonical::canonicalize(&problem);
+        let tables = build_tables(&exec);
+        let strategy = match kernels::choose(&exec, &tables) {
+            Strategy::Generic => copy::choose(&exec, tables.resampled.len())
                 .map_or(Strategy::Generic, Strategy::Copy),
             s => s,
         };
         Ok(Plan {
             problem,
+            exec,
             tables,
             strategy,
         })
@@ -90,53 +81,48 @@ impl Plan {
         }
     }
 
+    /// Checks that every buffer holds its layout's `span_bytes` (one binary input per
+    /// binary post-op): what makes executing on them sound.
+    fn check_buffers(&self, src: &[u8], dst: &[u8], bins: &[&[u8]]) -> Result<(), CoreError> {
+        let p = &self.problem;
+        let fits = |what: &str, len: usize, l: &super::Layout| {
+            let need = l
+                .span_bytes()
+                .ok_or_else(|| CoreError::invalid("tensor too large"))?;
+            if len < need {
+                return Err(CoreError::invalid(format!(
+                    "{what} buffer holds {len} bytes, {need} needed"
+                )));
+            }
+            Ok(())
+        };
+        fits("src", src.len(), &p.src)?;
+        fits("dst", dst.len(), &p.dst)?;
+        let mut k = 0;
+        for op in &p.post_ops {
+            if let PostOp::Binary { src1, .. } = op {
+                let b = bins.get(k).ok_or_else(|| {
+                    CoreError::invalid(format!("{} binary inputs given, more expected", bins.len()))
+                })?;
+                fits(&format!("binary post-op input {k}"), b.len(), src1)?;
+                k += 1;
+            }
+        }
+        if k != bins.len() {
+            return Err(CoreError::invalid(format!(
+                "{} binary inputs given, {k} expected",
+                bins.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Executes on `src` into `dst`. `bins` holds one src1 buffer per binary post-op, in
     /// chain order. Every buffer must hold its layout's `span_bytes`.
     pub fn execute(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) -> Result<(), CoreError> {
+        self.check_buffers(src, dst, bins)?;
+        faults::maybe_panic();
         let p = &self.problem;
-        let need = |l: &super::Layout| {
-            l.span_bytes()
-                .ok_or_else(|| CoreError::invalid("tensor too large"))
-        };
-        if src.len() < need(&p.src)? {
-            return Err(CoreError::invalid(format!(
-                "src buffer holds {} bytes, {} needed",
-                src.len(),
-                need(&p.src)?
-            )));
-        }
-        if dst.len() < need(&p.dst)? {
-            return Err(CoreError::invalid(format!(
-                "dst buffer holds {} bytes, {} needed",
-                dst.len(),
-                need(&p.dst)?
-            )));
-        }
-        let layouts: Vec<&super::Layout> = p
-            .post_ops
-            .iter()
-            .filter_map(|op| {
-                if let PostOp::Binary { src1, .. } = op {
-                    Some(src1)
-                } else {
-                    None
-                }
-            })
-            .collect();
-        if layouts.len() != bins.len() {
-            return Err(CoreError::invalid(format!(
-                "{} binary inputs given, {} expected",
-                bins.len(),
-                layouts.len()
-            )));
-        }
-        for (k, (l, b)) in layouts.iter().zip(bins).enumerate() {
-            if b.len() < need(l)? {
-                return Err(CoreError::invalid(format!(
-                    "binary post-op input {k} is too small"
-                )));
-            }
-        }
         if p.dst.padded.contains(&0) {
             return Ok(());
         }
@@ -161,7 +147,7 @@ impl Plan {
     }
 
     unsafe fn run(&self, b: Bufs<'_>) {
-        let (p, t) = (&self.problem, &self.tables);
+        let (p, t) = (&self.exec, &self.tables);
         match &self.strategy {
             Strategy::Lanes(g) if g.pixels.is_some() => {
                 let pr = g.pixels.as_ref().unwrap();
@@ -206,29 +192,85 @@ impl Plan {
         }
     }
 
-    /// Runs the scalar reference path serially (for tests and cross-checks).
-    pub fn execute_reference(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) {
-        reference::run(&self.problem, &self.tables, src, dst, bins)
+    /// Runs the scalar reference path serially on the problem as described (not its
+    /// canonical form, so that comparing with [`Plan::execute`] checks both).
+    pub fn execute_reference(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        bins: &[&[u8]],
+    ) -> Result<(), CoreError> {
+        self.check_buffers(src, dst, bins)?;
+        // SAFETY: every buffer covers its layout (checked above).
+        unsafe { reference::run(&self.problem, &build_tables(&self.problem), src, dst, bins) };
+        Ok(())
     }
 }
+
+/// Tap tables of every resampled axis of `p`.
+fn build_tables(p: &Problem) -> Tables {
+    let rank = p.src.rank();
+    let mut tables = Tables {
+        fwd: vec![None; rank],
+        bwd: vec![None; rank],
+        resampled: Vec::new(),
+    };
+    for d in 0..rank {
+        let rule = &p.axes[d];
+        if *rule == AxisRule::Identity {
+            continue;
+        }
+        let (i, o) = p.fwd_sizes(d);
+        tables.resampled.push(d);
+        match p.direction {
+            Direction::Forward => tables.fwd[d] = Some(forward_taps(rule, p.alg, i, o)),
+            Direction::Backward => tables.bwd[d] = Some(backward_taps(rule, p.alg, i, o)),
+        }
+    }
+    tables
+}
+
+/// Most table entries (taps, plus one bound per input) a plan may hold: larger tables
+/// are refused as out of memory rather than risking an abort on allocation.
+pub(crate) const MAX_TABLE_ENTRIES: f64 = (1u64 << 28) as f64;
 
 /// Bytes per table entry, generously: index, weight, bounds and list overheads.
 const TABLE_BYTES_PER_ENTRY: usize = 64;
 
-/// Fails with `OutOfMemory` (instead of aborting later) when the tap tables of `p` could not
-/// be allocated.
+/// Taps one output of axis `d` reads at most: one for nearest, two for linear, the tent's
+/// width for antialiased linear.
+fn taps_per_output(p: &Problem, d: usize) -> f64 {
+    let (i, _) = p.fwd_sizes(d);
+    match (p.alg, &p.axes[d]) {
+        (Algorithm::Nearest, _) => 1.0,
+        (
+            Algorithm::Linear,
+            AxisRule::Affine {
+                scale,
+                antialias: true,
+                ..
+            },
+        ) if *scale < 0.5 => (2.0 / *scale as f64 + 2.0).min(i as f64),
+        (Algorithm::Linear, _) => 2.0,
+    }
+}
+
+/// Fails with `OutOfMemory` (instead of aborting later) when the tap tables of `p` would
+/// exceed [`MAX_TABLE_ENTRIES`] or could not be allocated.
 fn reserve_tables(p: &Problem) -> Result<(), CoreError> {
-    let mut bytes = 0usize;
+    let mut entries = 0.0f64;
     for d in 0..p.src.rank() {
         if p.axes[d] != AxisRule::Identity {
             let (i, o) = p.fwd_sizes(d);
-            let entries = i
-                .checked_add(o)
-                .and_then(|n| n.checked_mul(TABLE_BYTES_PER_ENTRY));
-            bytes = entries
-                .and_then(|e| bytes.checked_add(e))
-                .ok_or(CoreError::OutOfMemory)?;
+            entries += taps_per_output(p, d) * o as f64 + i as f64;
         }
+    }
+    if entries > MAX_TABLE_ENTRIES {
+        return Err(CoreError::OutOfMemory);
+    }
+    let bytes = entries as usize * TABLE_BYTES_PER_ENTRY;
+    if !faults::may_allocate(bytes) {
+        return Err(CoreError::OutOfMemory);
     }
     let mut probe: Vec<u8> = Vec::new();
     probe

@@ -34,9 +34,12 @@ pub(crate) struct Bufs<'a> {
 unsafe impl Send for Bufs<'_> {}
 unsafe impl Sync for Bufs<'_> {}
 
-/// Runs the whole problem serially with the scalar path. Buffers must be at least the
-/// layouts' `span_bytes`; `bins` holds one src1 buffer per binary post-op.
-pub fn run(p: &Problem, t: &Tables, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) {
+/// Runs the whole problem serially with the scalar path.
+///
+/// # Safety
+/// Buffers must be at least the layouts' `span_bytes`; `bins` holds one src1 buffer per
+/// binary post-op.
+pub(crate) unsafe fn run(p: &Problem, t: &Tables, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) {
     let bin_ptrs: Vec<*const u8> = bins.iter().map(|b| b.as_ptr()).collect();
     let b = Bufs {
         src: src.as_ptr(),
@@ -44,7 +47,7 @@ pub fn run(p: &Problem, t: &Tables, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) 
         bins: &bin_ptrs,
     };
     let total: usize = p.dst.padded.iter().product();
-    // SAFETY: sizes were checked by the caller contract above.
+    // SAFETY: the caller guarantees the buffer sizes.
     unsafe { run_range(p, t, b, 0, total) };
 }
 

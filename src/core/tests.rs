@@ -216,7 +216,7 @@ fn kernels_match_reference_bitwise() {
         let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
         let (mut fast, mut slow) = (init.clone(), init.clone());
         plan.execute(&src, &mut fast, &bins).unwrap();
-        plan.execute_reference(&src, &mut slow, &bins);
+        plan.execute_reference(&src, &mut slow, &bins).unwrap();
         if fast != slow {
             let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
             panic!(
@@ -396,7 +396,7 @@ fn large_problems_match_reference() {
             vec![1u8; dst.span_bytes().unwrap()],
         );
         plan.execute(&s, &mut fast, &[]).unwrap();
-        plan.execute_reference(&s, &mut slow, &[]);
+        plan.execute_reference(&s, &mut slow, &[]).unwrap();
         assert!(fast == slow, "{order:?} ({})", plan.kernel_name());
     }
 }

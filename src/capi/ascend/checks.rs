@@ -35,10 +35,7 @@ thread_local! {
     static RECENT: RefCell<CString> = RefCell::new(CString::default());
 }
 
-fn verbose() -> bool {
-    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *V.get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| !v.is_empty() && v != "0"))
-}
+use crate::capi::guard::verbose;
 
 /// Records a refused call (for `aclGetRecentErrMsg`) and, with `RESAMPLE_VERBOSE=1`, prints
 /// one line to stderr.

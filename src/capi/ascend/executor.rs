@@ -8,6 +8,7 @@
 use super::checks::{core_dtype, ensure, invalid, report, Fail, Res};
 use super::meta::aclTensor;
 use super::types::*;
+use crate::capi::exec::Raw;
 use crate::core::{Algorithm, AxisRule, CoreError, Direction, Layout, Numerics, Plan, Problem};
 use std::collections::HashSet;
 use std::ffi::c_void;
@@ -131,26 +132,6 @@ fn layout(t: &aclTensor, cl: bool, what: &str) -> Res<(Layout, usize)> {
     Ok((l, span))
 }
 
-/// True when two distinct logical indices of `l` may share an address.
-fn self_overlapping(l: &Layout) -> bool {
-    let mut axes: Vec<(usize, usize)> = (0..l.rank())
-        .filter(|&d| l.dims[d] > 1)
-        .map(|d| (l.strides[d], l.dims[d]))
-        .collect();
-    axes.sort_unstable();
-    let mut reach = 0usize;
-    for (s, n) in axes {
-        if s <= reach {
-            return true;
-        }
-        reach = match (n - 1).checked_mul(s).and_then(|x| x.checked_add(reach)) {
-            Some(v) => v,
-            None => return true,
-        };
-    }
-    false
-}
-
 fn core_status(e: CoreError) -> Fail {
     match e {
         CoreError::Invalid(m) | CoreError::Unsupported(m) => invalid(m),
@@ -176,7 +157,7 @@ pub(crate) fn prepare(op: Op<'_>) -> Res<Job> {
     check_shape(op.dst, op.dst_cl, dst_dims, dname)?;
     let (src, src_len) = layout(op.src, op.src_cl, sname)?;
     let (dst, dst_len) = layout(op.dst, op.dst_cl, dname)?;
-    ensure(!self_overlapping(&dst), || {
+    ensure(!dst.elements_may_overlap(), || {
         format!("{dname} strides {:?} make elements overlap", op.dst.strides)
     })?;
     let mut axes = vec![AxisRule::Identity, AxisRule::Identity];
@@ -249,24 +230,11 @@ fn free_executor(e: *mut aclOpExecutor) {
 
 impl Job {
     unsafe fn execute(&self) -> Result<(), CoreError> {
-        if self.dst_len == 0 {
-            return Ok(());
-        }
-        let dst = std::slice::from_raw_parts_mut(self.dst, self.dst_len);
-        let (s0, s1) = (self.src as usize, self.src as usize + self.src_len);
-        let (d0, d1) = (self.dst as usize, self.dst as usize + self.dst_len);
-        if self.src_len > 0 && s0 < d1 && d0 < s1 {
-            // src and dst share memory: read from a copy.
-            let copy = std::slice::from_raw_parts(self.src, self.src_len).to_vec();
-            self.plan.execute(&copy, dst, &[])
-        } else {
-            let src: &[u8] = if self.src_len == 0 {
-                &[]
-            } else {
-                std::slice::from_raw_parts(self.src, self.src_len)
-            };
-            self.plan.execute(src, dst, &[])
-        }
+        let src = Raw {
+            ptr: self.src,
+            len: self.src_len,
+        };
+        crate::capi::exec::execute(&self.plan, src, self.dst, self.dst_len, &[])
     }
 }
 
@@ -401,18 +369,6 @@ pub unsafe extern "C" fn aclSetOutputTensorAddr(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::DataType;
-
-    #[test]
-    fn overlap_detection() {
-        let l = |d: &[usize], s: &[usize]| Layout::strided(DataType::F32, d, s, 0);
-        assert!(!self_overlapping(&l(&[2, 3, 4], &[12, 4, 1])));
-        assert!(!self_overlapping(&l(&[2, 3, 4], &[1, 2, 6])));
-        assert!(!self_overlapping(&l(&[2, 3, 4], &[100, 20, 3])));
-        assert!(self_overlapping(&l(&[2, 3, 4], &[12, 0, 1])));
-        assert!(self_overlapping(&l(&[2, 3, 4], &[12, 3, 1])));
-        assert!(!self_overlapping(&l(&[1, 3, 1], &[0, 1, 0])));
-    }
 
     #[test]
     fn perms() {

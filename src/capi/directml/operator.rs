@@ -9,7 +9,9 @@ use super::descriptor::{read_operator, OpSpec};
 use super::refusal::{finish, Refusal, PANIC_HR};
 use super::tensor::{calc_buffer_tensor_size, Tensor};
 use super::types::*;
+use crate::capi::exec::Raw;
 use crate::core::axis::forward_taps;
+use crate::core::plan::MAX_TABLE_ENTRIES;
 use crate::core::{Algorithm, AxisRule, Direction, Numerics, Plan, Problem};
 
 /// A created resample operator: the validated plan plus what execution checks bindings
@@ -45,11 +47,6 @@ impl From<&Tensor> for BindingRule {
     }
 }
 
-/// Table entries (taps) above which an operator is refused with E_OUTOFMEMORY: a guard
-/// against descriptors whose per-axis tables would not fit in memory (tiny antialias
-/// scales on long axes, or billions of outputs).
-const MAX_TABLE_TAPS: f64 = (1u64 << 28) as f64;
-
 /// Builds the core problem of a validated operator (reference/directml.md §5–§6).
 fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
     let rank = spec.input.rank();
@@ -59,7 +56,6 @@ fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
         Direction::Forward
     };
     let mut axes = Vec::with_capacity(rank);
-    let mut taps_total = 0.0f64;
     for d in 0..rank {
         // Rules map forward-output indices to forward-input taps; for the GRAD ops the
         // forward output is the InputGradientTensor.
@@ -68,18 +64,6 @@ fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
             Direction::Backward => (spec.output.sizes[d], spec.input.sizes[d]),
         };
         let scale = spec.scales[d];
-        let aa = spec.antialias && spec.alg == Algorithm::Linear && scale < 0.5;
-        let per_output = match spec.alg {
-            Algorithm::Nearest => 1.0,
-            Algorithm::Linear if aa => (2.0 / scale as f64 + 2.0).min(fwd_in as f64),
-            Algorithm::Linear => 2.0,
-        };
-        taps_total += per_output * fwd_out as f64 + fwd_in as f64;
-        if taps_total > MAX_TABLE_TAPS {
-            return Err(Refusal::out_of_memory(format!(
-                "the sampling tables would exceed {MAX_TABLE_TAPS} entries (axis {d}: {fwd_in} -> {fwd_out}, scale {scale})"
-            )));
-        }
         let rule = AxisRule::Affine {
             scale,
             input_offset: spec.input_offsets[d],
@@ -107,16 +91,22 @@ fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
 }
 
 /// True when `rule` on an axis of `n -> n` reads input `o` with weight 1 for every output
-/// `o` (other taps weigh 0), so the axis can be left unresampled — the kernels then
-/// stream along it. Exact for finite data.
+/// `o` (other taps weigh 0, wherever they point — a size-1 axis clamps both linear taps to
+/// input 0), so the axis can be left unresampled — the kernels then stream along it.
+/// Exact for finite data.
 fn samples_identity(rule: &AxisRule, alg: Algorithm, n: usize) -> bool {
+    // Beyond the tables any plan may hold (Plan::new refuses those), don't build one here.
+    if 2.0 * n as f64 > MAX_TABLE_ENTRIES {
+        return false;
+    }
     // Cheap pre-check on the two ends before building a table.
     let t = forward_taps(rule, alg, n, n.min(2));
     let ok = |t: &crate::core::taps::FwdTaps, o: usize| {
         let (idx, wt) = t.taps(o);
-        idx.iter()
-            .zip(wt)
-            .all(|(&i, &w)| if i as usize == o { w == 1.0 } else { w == 0.0 })
+        let ones = wt.iter().filter(|&&w| w == 1.0).count();
+        let zeros = wt.iter().filter(|&&w| w == 0.0).count();
+        ones == 1
+            && zeros == wt.len() - 1
             && idx
                 .iter()
                 .zip(wt)
@@ -224,23 +214,11 @@ unsafe fn execute(
     }
     let src = binding(inputs, &op.input, "input")?;
     let dst = binding(outputs, &op.output, "output")?;
-    let (src_len, dst_len) = (op.input.span, op.output.span);
-    let (s0, d0) = (src as usize, dst as usize);
-    let overlap = s0 < d0 + dst_len && d0 < s0 + src_len;
-    let mut copy = Vec::new();
-    let src_slice: &[u8] = if overlap {
-        // In-place or overlapping ranges: read from a private copy of the input.
-        copy.try_reserve_exact(src_len)
-            .map_err(|_| Refusal::out_of_memory("no memory for a copy of the input"))?;
-        copy.extend_from_slice(std::slice::from_raw_parts(src, src_len));
-        &copy
-    } else {
-        std::slice::from_raw_parts(src, src_len)
+    let src = Raw {
+        ptr: src,
+        len: op.input.span,
     };
-    let dst_slice = std::slice::from_raw_parts_mut(dst, dst_len);
-    op.plan
-        .execute(src_slice, dst_slice, &[])
-        .map_err(Refusal::from)
+    crate::capi::exec::execute(&op.plan, src, dst, op.output.span, &[]).map_err(Refusal::from)
 }
 
 /// Executes a created operator on host buffers: `inputs[0]` binds the input
@@ -297,4 +275,41 @@ pub unsafe extern "C" fn DMLCalcBufferTensorSize(
         let st = (!strides.is_null()).then(|| read(strides));
         calc_buffer_tensor_size(dataType, &sz, st.as_deref()).unwrap_or(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::NearestRounding;
+
+    fn half_pixel(scale: f32) -> AxisRule {
+        AxisRule::Affine {
+            scale,
+            input_offset: 0.5,
+            output_offset: -0.5,
+            rounding: NearestRounding::HalfUp,
+            antialias: false,
+        }
+    }
+
+    /// ONNX Runtime's DirectML provider pads Resize to 4-D with unit scales on N and C:
+    /// those axes (size 1 included, whose linear taps both clamp to input 0) must stream as
+    /// identity axes, or the 4-D operator runs a slower kernel than the same 3-D one.
+    #[test]
+    fn unit_scale_axes_are_identity() {
+        for n in [1, 2, 3, 17] {
+            for alg in [Algorithm::Linear, Algorithm::Nearest] {
+                assert!(samples_identity(&half_pixel(1.0), alg, n), "{alg:?} n={n}");
+            }
+        }
+        assert!(!samples_identity(&half_pixel(1.5), Algorithm::Linear, 4));
+        let shifted = AxisRule::Affine {
+            scale: 1.0,
+            input_offset: 0.25,
+            output_offset: 0.0,
+            rounding: NearestRounding::HalfUp,
+            antialias: false,
+        };
+        assert!(!samples_identity(&shifted, Algorithm::Linear, 4));
+    }
 }

@@ -31,12 +31,6 @@ impl Refusal {
             msg: msg.into(),
         }
     }
-    pub fn out_of_memory(msg: impl Into<String>) -> Self {
-        Refusal {
-            hr: E_OUTOFMEMORY,
-            msg: msg.into(),
-        }
-    }
 }
 
 impl From<CoreError> for Refusal {
@@ -53,13 +47,11 @@ impl From<CoreError> for Refusal {
     }
 }
 
+/// `RESAMPLE_VERBOSE`, or this face's own `DML_VERBOSE`.
 fn verbose() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
-        ["RESAMPLE_VERBOSE", "DML_VERBOSE"]
-            .iter()
-            .any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty() && s != "0"))
-    })
+    static DML: OnceLock<bool> = OnceLock::new();
+    crate::capi::guard::verbose()
+        || *DML.get_or_init(|| crate::capi::guard::env_flag("DML_VERBOSE"))
 }
 
 /// Turns a call's result into its HRESULT, reporting a refusal when verbose.

@@ -214,12 +214,12 @@ pub(crate) unsafe fn read_tensor(
             st
         }
     };
-    if is_output && elements_may_overlap(&sizes, &strides) {
+    let layout = Layout::strided(dtype, &sizes, &strides, 0);
+    if is_output && layout.elements_may_overlap() {
         return Err(Refusal::invalid(format!(
             "{role}: the strides {strides:?} make output elements overlap (or overlap cannot be ruled out)"
         )));
     }
-    let layout = Layout::strided(dtype, &sizes, &strides, 0);
     let span = layout
         .span_bytes()
         .filter(|&s| s as u64 <= b.TotalTensorSizeInBytes)
@@ -236,54 +236,6 @@ pub(crate) unsafe fn read_tensor(
         layout,
         span,
     })
-}
-
-/// Largest element count for which overlap is decided by enumerating offsets.
-const OVERLAP_ENUM_LIMIT: usize = 1 << 22;
-
-/// True when two distinct indices may share an element offset.
-///
-/// Exact: a nested-strides argument proves most layouts disjoint at once (sort the axes of
-/// size > 1 by stride; each stride must exceed the span of the smaller ones); layouts it
-/// cannot prove are enumerated when small, and conservatively reported as overlapping when
-/// larger than [`OVERLAP_ENUM_LIMIT`] elements.
-pub(crate) fn elements_may_overlap(sizes: &[usize], strides: &[usize]) -> bool {
-    let mut axes: Vec<(usize, usize)> = sizes
-        .iter()
-        .zip(strides)
-        .filter(|(&n, _)| n > 1)
-        .map(|(&n, &s)| (s, n))
-        .collect();
-    if axes.iter().any(|&(s, _)| s == 0) {
-        return true;
-    }
-    axes.sort_unstable();
-    let mut extent: u128 = 1; // span (in elements) of the axes so far
-    let mut nested = true;
-    for &(s, n) in &axes {
-        if (s as u128) < extent {
-            nested = false;
-            break;
-        }
-        extent += (n as u128 - 1) * s as u128;
-    }
-    if nested {
-        return false;
-    }
-    let total: usize = axes.iter().map(|&(_, n)| n).product();
-    if total > OVERLAP_ENUM_LIMIT {
-        return true;
-    }
-    let mut offs: Vec<u64> = vec![0];
-    for &(s, n) in &axes {
-        let prev = std::mem::take(&mut offs);
-        offs.reserve(prev.len() * n);
-        for i in 0..n as u64 {
-            offs.extend(prev.iter().map(|&o| o + i * s as u64));
-        }
-    }
-    offs.sort_unstable();
-    offs.windows(2).any(|w| w[0] == w[1])
 }
 
 #[cfg(test)]
@@ -312,16 +264,5 @@ mod tests {
         assert_eq!(calc_buffer_tensor_size(f, &[], None), None);
         let big = [u32::MAX; 4];
         assert_eq!(calc_buffer_tensor_size(f, &big, Some(&big)), None);
-    }
-
-    #[test]
-    fn overlap_detection() {
-        assert!(!elements_may_overlap(&[2, 3], &[3, 1]));
-        assert!(!elements_may_overlap(&[2, 3], &[1, 2]));
-        assert!(!elements_may_overlap(&[3, 2], &[2, 3])); // interleaved but disjoint
-        assert!(elements_may_overlap(&[2, 3], &[1, 1]));
-        assert!(elements_may_overlap(&[2, 2], &[0, 1]));
-        assert!(!elements_may_overlap(&[1, 4], &[0, 1])); // size-1 axes never overlap
-        assert!(!elements_may_overlap(&[2, 2, 5], &[100, 10, 2]));
     }
 }

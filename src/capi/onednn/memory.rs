@@ -32,6 +32,9 @@ impl Drop for Owned {
 
 impl Owned {
     fn new(bytes: usize) -> Option<Owned> {
+        if !crate::core::faults::may_allocate(bytes) {
+            return None;
+        }
         let layout = AllocLayout::from_size_align(bytes.max(1), ALIGN).ok()?;
         // SAFETY: non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };

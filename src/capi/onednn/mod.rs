@@ -37,15 +37,11 @@ pub mod types;
 mod verbose;
 
 use std::fmt;
-use std::sync::OnceLock;
 
 use types::dnnl_status_t;
 
 fn verbose() -> bool {
-    static ENV: OnceLock<bool> = OnceLock::new();
-    let env = *ENV
-        .get_or_init(|| std::env::var("RESAMPLE_VERBOSE").is_ok_and(|v| v != "0" && !v.is_empty()));
-    env || verbose::level() >= 1
+    crate::capi::guard::verbose() || verbose::level() >= 1
 }
 
 /// Returns `status`, printing why to stderr when verbose is on.

@@ -12,7 +12,7 @@ use super::engine::{dnnl_engine_t, engine_ref};
 use super::md::resolve_any_like;
 use super::postops::{translate as translate_post_ops, Translated};
 use super::registry::{self, Kind};
-use super::translate::{is_injective, layout_of, problem};
+use super::translate::{layout_of, problem};
 use super::types::*;
 use super::verbose;
 use super::{refuse, verbose_refuse};
@@ -265,7 +265,7 @@ unsafe fn create_pd_data(
     let lin = layout_of(&inp, in_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
     let lout =
         layout_of(&out, out_name).map_err(|(s, m)| verbose_refuse(s, format_args!("{m}")))?;
-    if !lout.is_empty() && !is_injective(&lout) {
+    if !lout.is_empty() && lout.elements_may_overlap() {
         return Err(verbose_refuse(
             dnnl_unimplemented,
             format_args!("{out_name}: strides make elements overlap"),

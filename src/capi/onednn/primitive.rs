@@ -1,6 +1,7 @@
 //! Primitives: creation from a pd (the plan was built with the pd) and execution with
 //! oneDNN 2.6.3's argument rules.
 
+use crate::capi::exec::Raw;
 use std::ffi::c_int;
 use std::sync::Arc;
 
@@ -199,58 +200,19 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
                 "execute: a memory has no data handle",
             );
         }
-        let overlaps = |p: *const u8, l: usize| {
-            l > 0
-                && ol > 0
-                && (p as usize) < (op as usize).saturating_add(ol)
-                && (op as usize) < (p as usize).saturating_add(l)
-        };
-        // Inputs overlapping dst are copied first (a shared and a mutable slice over the
-        // same bytes would be undefined behaviour).
-        let mut copies: Vec<Vec<u8>> = Vec::new();
-        let input_slice = |m: &dnnl_memory| -> Result<(bool, *const u8, usize), dnnl_status_t> {
+        let mut raws = Vec::with_capacity(bins.len());
+        for m in bins.iter().flatten() {
             let (p, l) = (m.handle() as *const u8, m.len());
             if p.is_null() && l > 0 {
-                return Err(refuse(
+                return refuse(
                     dnnl_invalid_arguments,
                     "execute: a post-op input has no data handle",
-                ));
+                );
             }
-            Ok((overlaps(p, l), p, l))
-        };
-        let mut raw: Vec<(bool, *const u8, usize)> = Vec::with_capacity(1 + bins.len());
-        raw.push((overlaps(ip, il), ip, il));
-        for m in bins.iter().flatten() {
-            match input_slice(m) {
-                Ok(r) => raw.push(r),
-                Err(s) => return s,
-            }
+            raws.push(Raw { ptr: p, len: l });
         }
-        for &(ov, p, l) in &raw {
-            if ov {
-                copies.push(std::slice::from_raw_parts(p, l).to_vec());
-            }
-        }
-        let mut next_copy = copies.iter();
-        let slices: Vec<&[u8]> = raw
-            .iter()
-            .map(|&(ov, p, l)| {
-                if ov {
-                    next_copy.next().map_or(&[][..], |c| &c[..])
-                } else if l == 0 {
-                    &[][..]
-                } else {
-                    std::slice::from_raw_parts(p, l)
-                }
-            })
-            .collect();
-        let dst: &mut [u8] = if ol == 0 {
-            &mut []
-        } else {
-            std::slice::from_raw_parts_mut(op, ol)
-        };
-        let (src, bin_slices) = (slices[0], &slices[1..]);
-        match plan.execute(src, dst, bin_slices) {
+        let src = Raw { ptr: ip, len: il };
+        match crate::capi::exec::execute(plan, src, op, ol, &raws) {
             Ok(()) => {
                 if verbose::level() >= 1 {
                     verbose::exec_line(&d.verbose_info, started.elapsed().as_secs_f64() * 1e3);

@@ -33,7 +33,7 @@ use super::engine::{dnnl_engine_t, engine_ref};
 use super::md::{compute_blocks, has_runtime_dims_or_strides};
 use super::pd::{dnnl_primitive_desc_t, new_pd_handle, PdData};
 use super::registry::{self, Kind};
-use super::translate::{is_injective, layout_of};
+use super::translate::layout_of;
 use super::types::*;
 use super::{refuse, verbose_refuse};
 
@@ -254,7 +254,7 @@ pub(crate) fn reorder_problem(
         layout_of(&s, "reorder src").map_err(|(st, m)| verbose_refuse(st, format_args!("{m}")))?;
     let ld =
         layout_of(&d, "reorder dst").map_err(|(st, m)| verbose_refuse(st, format_args!("{m}")))?;
-    if !is_injective(&ld) {
+    if ld.elements_may_overlap() {
         return Err(refuse(
             dnnl_unimplemented,
             "reorder: dst strides make elements overlap",

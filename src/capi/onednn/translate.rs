@@ -105,32 +105,6 @@ pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, R
     Ok(l)
 }
 
-/// True when no two (padded) elements of `l` share an address: sorted by stride, each
-/// sub-axis must step past everything the finer ones reach.
-pub(crate) fn is_injective(l: &Layout) -> bool {
-    let mut axes: Vec<(usize, usize)> = Vec::new();
-    for d in 0..l.rank() {
-        let b = l.blocks[d];
-        axes.push((l.strides[d], l.padded[d] / b));
-        if b > 1 {
-            axes.push((l.inner_strides[d], b));
-        }
-    }
-    axes.retain(|&(_, n)| n > 1);
-    axes.sort();
-    let mut reach = 0usize;
-    for (s, n) in axes {
-        if s <= reach {
-            return false;
-        }
-        match (n - 1).checked_mul(s).and_then(|x| x.checked_add(reach)) {
-            Some(r) => reach = r,
-            None => return false,
-        }
-    }
-    true
-}
-
 /// Builds the core problem. `input`/`output` are the tensors read and written (forward:
 /// src/dst; backward: diff_dst/diff_src).
 /// `jit_backward`: libdnnl would run this backward problem on its jit kernel, whose nearest
