@@ -541,7 +541,7 @@ fn image_rows_match_reference_bitwise() {
         let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
         let (mut fast, mut slow) = (init.clone(), init);
         plan.execute(&s, &mut fast, &bins).unwrap();
-        plan.execute_reference(&s, &mut slow, &bins);
+        plan.execute_reference(&s, &mut slow, &bins).unwrap();
         if fast != slow {
             let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
             panic!(
@@ -613,7 +613,7 @@ fn large_images_match_reference() {
                 vec![1u8; dst.span_bytes().unwrap()],
             );
             plan.execute(&s, &mut fast, &[]).unwrap();
-            plan.execute_reference(&s, &mut slow, &[]);
+            plan.execute_reference(&s, &mut slow, &[]).unwrap();
             assert!(fast == slow, "{fin:?} -> {fout:?} {alg:?}");
         }
     }
