@@ -148,7 +148,16 @@ PROBLEMS = [
 
 print(f"threads={args.threads} rounds={args.rounds} torch={'yes' if torch else 'no'} "
       f"cv2={cv2.__version__}")
-print(f"{'problem':44} {'ours ms':>8} {'opencv':>8} {'torch':>8} {'best/ours':>9}")
+# Memory roofline: memcpy bandwidth (bytes read + written per second) of a large copy.
+mc_a = np.ones(64 << 20, dtype=np.uint8)
+mc_b = np.empty_like(mc_a)
+mc_t = statistics.median(timeit(lambda: np.copyto(mc_b, mc_a), args.min_time)
+                         for _ in range(args.rounds))
+bw = 2 * mc_a.nbytes / mc_t
+print(f"memcpy bandwidth {bw / 1e9:.1f} GB/s (read + write); roof% = (in + out bytes) / bw "
+      f"/ ours time")
+print(f"{'problem':44} {'ours ms':>8} {'opencv':>8} {'torch':>8} {'best/ours':>9} "
+      f"{'roof%':>6}")
 rng = np.random.default_rng(1)
 for alg, dt, c, ih, iw, oh, ow in PROBLEMS:
     name = f"{alg}_nhwc_{dt}_c{c}_{ih}x{iw}->{oh}x{ow}"
@@ -169,5 +178,6 @@ for alg, dt, c, ih, iw, oh, ow in PROBLEMS:
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     best = min(v for k, v in med.items() if k != "ours")
     cell = lambda k: f"{med[k]:8.2f}" if k in med else f"{'-':>8}"  # noqa: E731
+    roof = (src.nbytes + ours.dst.nbytes) / bw * 1e3 / med["ours"] * 100
     print(f"{name:44} {cell('ours')} {cell('opencv')} {cell('torch')} "
-          f"{best / med['ours']:9.2f}", flush=True)
+          f"{best / med['ours']:9.2f} {roof:6.0f}", flush=True)
