@@ -97,7 +97,7 @@ typedef struct {
 
 #define NEAREST dnnl_resampling_nearest
 #define LINEAR dnnl_resampling_linear
-/* benchdnn-style shapes (onednn.md §13): shapes_2d/ci, maskrcnn, option_set_fwks_key_gpu */
+/* benchdnn-style shapes (docs/spec/onednn.md §13): shapes_2d/ci, maskrcnn, option_set_fwks_key_gpu */
 static const prob_t problems[] = {
         /* tiny: per-call overhead */
         {"fwd_linear_nchw_f32_mb1ic16_ih4oh8_iw4ow8_tiny", 0, LINEAR, dnnl_f32, 0, 4, 1, 16, {4, 4}, {8, 8}},

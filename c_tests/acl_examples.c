@@ -1,5 +1,5 @@
 /* The official CANN example flows (ops-cv image/.../examples/test_aclnn_*.cpp), in C, with
- * the expected vectors of reference/ascend.md §8:
+ * the expected vectors of docs/spec/ascend.md §8:
  * aclInit -> aclrtSetDevice -> aclrtCreateStream -> aclrtMalloc -> aclrtMemcpy ->
  * aclCreateTensor -> GetWorkspaceSize -> run -> aclrtSynchronizeStream -> copy back ->
  * destroy -> aclrtFree -> aclrtDestroyStream -> aclrtResetDevice -> aclFinalize. */

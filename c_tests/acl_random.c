@@ -2,7 +2,7 @@
 /* Randomised C comparison of the Ascend operators against a plain C model of PyTorch's CPU
  * formulas (UpSample.h: compute_scales_value, nearest_neighbor[_exact]_compute_source_index;
  * UpSampleMoreKernel.cpp: cpu_upsample_nearest_backward) with the per-API scale rules of
- * reference/ascend.md §4.1 / §5.1. Sizes 1..300, with and without scales, f32/f16/bf16,
+ * docs/spec/ascend.md §4.1 / §5.1. Sizes 1..300, with and without scales, f32/f16/bf16,
  * channels-first and channels-last. */
 #include <math.h>
 #include <stdint.h>

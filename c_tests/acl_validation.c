@@ -1,5 +1,5 @@
 /* Validation of the Ascend face: every documented check with its status code and order
- * (reference/ascend.md §6), the mimic guards (§6.15), the executor rules (§6.14), the meta
+ * (docs/spec/ascend.md §6), the mimic guards (§6.15), the executor rules (§6.14), the meta
  * API and the runtime shims. */
 #include <stdio.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* DirectML face: the documented and worked examples of reference/directml.md, every
+/* DirectML face: the documented and worked examples of docs/spec/directml.md, every
  * operator type, both modes, both rounding directions, antialias on/off, 1-4 dimensions
  * (resampling along N and C too), strided / broadcast / padded tensors, FLOAT16, INT8,
  * UINT8, binding offsets and in-place execution. */
@@ -123,7 +123,7 @@ static void grad_doc_example(void) {
     CHECK(close_f(y, y1_want, 3, 0));
 }
 
-/* reference/directml.md §5.6: downsampling 4 -> 2 by 0.5, and linear 3 -> 5. */
+/* docs/spec/directml.md §5.6: downsampling 4 -> 2 by 0.5, and linear 3 -> 5. */
 static void downsample_examples(void) {
     Tens I, O;
     const UINT n4 = 4, n2 = 2;
@@ -175,7 +175,7 @@ static void downsample_examples(void) {
     CHECK(close_f(y5, y5_shift, 5, 0));
 }
 
-/* reference/directml.md §5.5: antialiased 8 -> 2 at scale 0.25. */
+/* docs/spec/directml.md §5.5: antialiased 8 -> 2 at scale 0.25. */
 static void antialias_example(void) {
     Tens I, O;
     const UINT n8 = 8, n2 = 2;

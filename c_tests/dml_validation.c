@@ -1,4 +1,4 @@
-/* DirectML face: the validation list of reference/directml.md §8 at DMLCreateOperator,
+/* DirectML face: the validation list of docs/spec/directml.md §8 at DMLCreateOperator,
  * and the binding checks of DMLExecuteOperator (refused calls write nothing). */
 #include <float.h>
 #include <math.h>

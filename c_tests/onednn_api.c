@@ -1,7 +1,7 @@
 // link: -lm
 /* oneDNN face: engine, stream, memory descriptor, memory, desc init, primitive desc,
  * query and execute API behaviour, including every invalid_arguments rule and bad
- * handles (reference/onednn.md §1, §7, §8, §10). */
+ * handles (docs/spec/onednn.md §1, §7, §8, §10). */
 #include "onednn_common.h"
 
 static dnnl_engine_t eng;

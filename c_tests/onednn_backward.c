@@ -1,7 +1,7 @@
 // link: -lm
 /* oneDNN face, backward-data resampling: random 1D/2D/3D problems (plain, channels-last,
  * blocked; mixed data types; with and without the forward hint) against the plain-C model
- * of reference/onednn.md §3, plus the §3 numeric examples. */
+ * of docs/spec/onednn.md §3, plus the §3 numeric examples. */
 #include "onednn_common.h"
 
 static dnnl_engine_t eng;

@@ -155,7 +155,7 @@ int main(void) {
                         bad += run(&BT[ti], cs[ci], bwd, linear, kind, sdt, kind == 3 ? sdt : ddt);
                     }
     CHECK(bad == 0);
-    /* sizes of a few named layouts (reference/onednn.md section 10) */
+    /* sizes of a few named layouts (docs/spec/onednn.md section 10) */
     dnnl_dims_t d = {2, 19, 5, 7};
     dnnl_memory_desc_t m;
     dnnl_memory_desc_init_by_tag(&m, 4, d, dnnl_f32, dnnl_nChw16c);

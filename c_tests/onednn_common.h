@@ -1,6 +1,6 @@
 /* Shared helpers for the oneDNN-face C tests: checks, a small RNG, element load/store with
  * oneDNN 2.6 conversion rules, and an independent plain-C model of the resampling formulas
- * of reference/onednn.md (sections 2 and 3), written from the spec, not from the library. */
+ * of docs/spec/onednn.md (sections 2 and 3), written from the spec, not from the library. */
 #ifndef ONEDNN_COMMON_H
 #define ONEDNN_COMMON_H
 
@@ -126,7 +126,7 @@ static void fill_md(const dnnl_memory_desc_t *md, void *buf) {
     }
 }
 
-/* ---- the model (reference/onednn.md §2, §3) ---- */
+/* ---- the model (docs/spec/onednn.md §2, §3) ---- */
 static float linear_map(int64_t y, int64_t y_max, int64_t x_max) {
     return ((float)y + 0.5f) * (float)x_max / (float)y_max - 0.5f;
 }

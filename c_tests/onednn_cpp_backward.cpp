@@ -2,7 +2,7 @@
 /* Backward resampling through the REAL oneDNN 2.6 C++ header (/usr/include) linked with
  * -lresample: the forward pd is the hint, diff_src is format any, and both algorithms over
  * nchw / nhwc / nChw8c / ncdhw are checked against the scatter model of benchdnn
- * (reference/onednn.md section 12.3): nearest exact, linear within 7 f32 ulps of the tap
+ * (docs/spec/onednn.md section 12.3): nearest exact, linear within 7 f32 ulps of the tap
  * magnitude. Any attribute on backward is unimplemented. */
 #include <oneapi/dnnl/dnnl.hpp>
 

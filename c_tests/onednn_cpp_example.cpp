@@ -3,7 +3,7 @@
  * test), compiled against the REAL oneDNN 2.6 C++ header <oneapi/dnnl/dnnl.hpp> from
  * /usr/include and linked with -lresample: 3x3x227x227 -> 350x350 linear, forward
  * training, library-allocated memories filled through the data handle. The result is
- * checked against a plain model of reference/onednn.md section 2.2 (benchdnn tolerance),
+ * checked against a plain model of docs/spec/onednn.md section 2.2 (benchdnn tolerance),
  * and the C++ wrappers' queries (descs, impl info, attr, iterator) are exercised. */
 #include <oneapi/dnnl/dnnl.hpp>
 

@@ -1,5 +1,5 @@
 // link: -lm
-/* oneDNN face, resampling data types (reference/onednn.md section 4.2), exact values:
+/* oneDNN face, resampling data types (docs/spec/onednn.md section 4.2), exact values:
  *  1. constants from the spec (all verified against libdnnl 2.6.3, see
  *     c_tests/onednn_realheader/dtypes_cmp.c): round half to even, saturation (s32 max
  *     2147483520, -3e9 -> INT_MIN), bf16 subnormal flush / overflow to inf / NaN quieting,

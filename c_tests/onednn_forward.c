@@ -1,7 +1,7 @@
 // link: -lm
 /* oneDNN face, forward resampling: random 1D/2D/3D problems over plain, channels-last,
  * blocked and strided layouts and mixed data types, checked against the plain-C model of
- * reference/onednn.md §2; plus the numeric examples of §2.1 and §2.3 and factors-only
+ * docs/spec/onednn.md §2; plus the numeric examples of §2.1 and §2.3 and factors-only
  * descriptor creation (§1). */
 #include "onednn_common.h"
 

@@ -31,7 +31,7 @@ int main(void) {
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}};
     CHECK(dnnl_primitive_execute(prim, st, 2, args) == dnnl_success);
     CHECK(dnnl_stream_wait(st) == dnnl_success);
-    /* 3 -> 5 nearest picks 0 0 1 2 2 (reference/onednn.md §2.1) */
+    /* 3 -> 5 nearest picks 0 0 1 2 2 (docs/spec/onednn.md §2.1) */
     CHECK(dst[0] == 10 && dst[1] == 10 && dst[2] == 20 && dst[3] == 30 && dst[4] == 30);
     CHECK(strcmp(dnnl_status2str(dnnl_invalid_arguments), "invalid_arguments") == 0);
     CHECK(strcmp(dnnl_fmt_tag2str(dnnl_nchw), "abcd") == 0);

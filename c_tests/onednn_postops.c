@@ -1,4 +1,4 @@
-/* Post-ops and attributes of the oneDNN face (reference/onednn.md sections 4.1, 6, 7.2):
+/* Post-ops and attributes of the oneDNN face (docs/spec/onednn.md sections 4.1, 6, 7.2):
  * random chains of sum / eltwise (every forward algorithm) / binary (every operator, scalar,
  * per-channel, per-spatial and full src1 in several data types and layouts, format any)
  * over plain, nhwc and blocked layouts and every dst data type, compared against an

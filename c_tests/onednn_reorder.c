@@ -445,8 +445,9 @@ static void test_errors_and_queries(void) {
     dnnl_dims_t ovs = {1, 1, 1, 1};
     dnnl_memory_desc_init_by_strides(&ov, 4, dims, dnnl_f32, ovs);
     CHECK(dnnl_reorder_primitive_desc_create(&pd, &s, eng, &ov, eng, NULL) == dnnl_unimplemented);
-    CHECK(dnnl_reorder_primitive_desc_create(&pd, &ov, eng, &s, eng, NULL) == dnnl_success);
-    dnnl_primitive_desc_destroy(pd);
+    /* an overlapping src addresses more bytes than dnnl_memory_desc_get_size reports, so a
+     * buffer of that size would be read past: refused (libdnnl accepts it) */
+    CHECK(dnnl_reorder_primitive_desc_create(&pd, &ov, eng, &s, eng, NULL) == dnnl_unimplemented);
     /* default attrs (scratchpad mode user) are accepted */
     dnnl_primitive_attr_t attr;
     dnnl_primitive_attr_create(&attr);

@@ -1,4 +1,4 @@
-/* Verbose mode (reference/onednn.md section 7.4, formats checked against libdnnl 2.6.3):
+/* Verbose mode (docs/spec/onednn.md section 7.4, formats checked against libdnnl 2.6.3):
  * ONEDNN_VERBOSE / DNNL_VERBOSE in the environment (child processes), dnnl_set_verbose
  * levels 0/1/2, the exec and create line fields (memory descriptors, attributes, algorithm,
  * problem, time), and the line a refused creation prints. Verbose lines go to stdout (as

@@ -12,6 +12,91 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+// Element types (`resample_problem_t::src_type`, `dst_type`).
+#define RESAMPLE_F32 1
+
+#define RESAMPLE_F16 2
+
+#define RESAMPLE_BF16 3
+
+#define RESAMPLE_S32 4
+
+#define RESAMPLE_S8 5
+
+#define RESAMPLE_U8 6
+
+// Nearest without type conversion only.
+#define RESAMPLE_F64 7
+
+// Algorithms (`resample_problem_t::algorithm`).
+#define RESAMPLE_NEAREST 0
+
+#define RESAMPLE_LINEAR 1
+
+// Linear with a normalised tent filter when shrinking (ONNX and DirectML rules).
+#define RESAMPLE_ANTIALIAS 2
+
+// Directions (`resample_problem_t::direction`).
+#define RESAMPLE_FORWARD 0
+
+// src is diff_dst (output sizes), dst is diff_src (input sizes); dst is overwritten.
+#define RESAMPLE_BACKWARD 1
+
+// Axis rules (`resample_axis_t::rule`).
+// The axis is not resampled (src and dst sizes must be equal).
+#define RESAMPLE_RULE_IDENTITY 0
+
+// oneDNN: `(o + 0.5) * I / O - 0.5` in f32, nearest `roundf`, oneDNN backward ranges.
+#define RESAMPLE_RULE_ONEDNN 1
+
+// ONNX Resize `coordinate_transformation_mode` = half_pixel.
+#define RESAMPLE_RULE_ONNX_HALF_PIXEL 2
+
+// ONNX pytorch_half_pixel.
+#define RESAMPLE_RULE_ONNX_PYTORCH_HALF_PIXEL 3
+
+// ONNX align_corners.
+#define RESAMPLE_RULE_ONNX_ALIGN_CORNERS 4
+
+// ONNX asymmetric.
+#define RESAMPLE_RULE_ONNX_ASYMMETRIC 5
+
+// ONNX half_pixel_symmetric.
+#define RESAMPLE_RULE_ONNX_HALF_PIXEL_SYMMETRIC 6
+
+// ONNX tf_crop_and_resize: refused with RESAMPLE_UNSUPPORTED (needs roi and extrapolation).
+#define RESAMPLE_RULE_ONNX_TF_CROP_AND_RESIZE 7
+
+// PyTorch `mode="nearest"`: `min(floor(o * r), I - 1)`.
+#define RESAMPLE_RULE_TORCH_NEAREST 8
+
+// PyTorch `mode="nearest-exact"`: `min(floor((o + 0.5) * r), I - 1)`.
+#define RESAMPLE_RULE_TORCH_NEAREST_EXACT 9
+
+// PyTorch linear / bilinear / trilinear, align_corners=False.
+#define RESAMPLE_RULE_TORCH_LINEAR 10
+
+// PyTorch linear / bilinear / trilinear, align_corners=True.
+#define RESAMPLE_RULE_TORCH_LINEAR_ALIGN_CORNERS 11
+
+// DirectML: `c = (o - output_offset) / scale - input_offset`.
+#define RESAMPLE_RULE_DIRECTML 12
+
+// Nearest rounding (`resample_axis_t::nearest_mode`).
+// The rule's own default: ONNX round_prefer_floor, DirectML `floor(c + 0.5)`.
+#define RESAMPLE_NEAREST_DEFAULT 0
+
+#define RESAMPLE_NEAREST_ROUND_PREFER_FLOOR 1
+
+#define RESAMPLE_NEAREST_ROUND_PREFER_CEIL 2
+
+#define RESAMPLE_NEAREST_FLOOR 3
+
+#define RESAMPLE_NEAREST_CEIL 4
+
+// Highest rank of a native problem.
+#define RESAMPLE_MAX_RANK 5
+
 // Memory extra flags (`dnnl_memory_extra_flags_t`).
 #define dnnl_memory_extra_flag_none 0
 
@@ -245,6 +330,9 @@ typedef struct dnnl_primitive_desc_iterator dnnl_primitive_desc_iterator;
 // An execution stream; execution is synchronous, so it only remembers its engine.
 typedef struct dnnl_stream dnnl_stream;
 
+// A created plan: immutable, executable from several threads at once.
+typedef struct resample_plan_t resample_plan_t;
+
 // Status of every aclnn call (`int32_t`).
 typedef int32_t aclnnStatus;
 
@@ -303,6 +391,49 @@ typedef struct DML_BUFFER_BINDING {
 
 // Element type of a tensor.
 typedef int32_t DML_TENSOR_DATA_TYPE;
+
+// Status of a native API call.
+typedef int32_t resample_status_t;
+
+// How one axis maps output indices to input coordinates.
+typedef struct resample_axis_t {
+  // A `RESAMPLE_RULE_*` value.
+  int32_t rule;
+  // A `RESAMPLE_NEAREST_*` value (ONNX and DirectML rules, nearest algorithm).
+  int32_t nearest_mode;
+  // Output per input. ONNX: the `scales` value (0: sizes decide, `O / I`); PyTorch: the
+  // `scale_factor` (0: sizes decide); DirectML: the scale (0: `O / I`); else ignored.
+  double scale;
+  // DirectML InputPixelOffset (0.5 for half-pixel centres); else ignored.
+  double input_offset;
+  // DirectML OutputPixelOffset (-0.5 for half-pixel centres); else ignored.
+  double output_offset;
+} resample_axis_t;
+
+// One resampling problem. Zero-initialise it, then fill in what you need.
+typedef struct resample_problem_t {
+  // 1..=5.
+  int32_t rank;
+  // `RESAMPLE_NEAREST`, `RESAMPLE_LINEAR` or `RESAMPLE_ANTIALIAS`.
+  int32_t algorithm;
+  // `RESAMPLE_FORWARD` or `RESAMPLE_BACKWARD`.
+  int32_t direction;
+  // Element type of src (`RESAMPLE_F32`, ...).
+  int32_t src_type;
+  // Element type of dst.
+  int32_t dst_type;
+  // Sizes of src (forward: input; backward: diff_dst, i.e. forward-output sizes).
+  int64_t src_dims[5];
+  // Strides of src in elements; all zero means dense row-major. Must be >= 0.
+  int64_t src_strides[5];
+  // Sizes of dst (forward: output; backward: diff_src, i.e. forward-input sizes).
+  int64_t dst_dims[5];
+  // Strides of dst in elements; all zero means dense row-major. No two dst elements may
+  // share an address.
+  int64_t dst_strides[5];
+  // One rule per axis (the first `rank` are read).
+  struct resample_axis_t axes[5];
+} resample_problem_t;
 
 // Status returned by every `dnnl_*` call (`dnnl_status_t`).
 typedef int dnnl_status_t;
@@ -1278,6 +1409,21 @@ typedef struct DML_RESAMPLE_GRAD1_OPERATOR_DESC {
 #define DML_FEATURE_LEVEL_6_3 25344
 
 #define DML_FEATURE_LEVEL_6_4 25600
+
+// The call succeeded.
+#define RESAMPLE_SUCCESS 0
+
+// An argument is NULL, out of range or inconsistent.
+#define RESAMPLE_INVALID_ARGUMENT 1
+
+// A well-formed request this library does not implement (e.g. tf_crop_and_resize).
+#define RESAMPLE_UNSUPPORTED 2
+
+// Memory for tables or copies could not be obtained.
+#define RESAMPLE_OUT_OF_MEMORY 3
+
+// An internal error (a bug): the call was abandoned safely.
+#define RESAMPLE_RUNTIME_ERROR 4
 
 #define dnnl_format_tag_undef 0
 
@@ -4045,6 +4191,39 @@ void resample_set_num_threads(int32_t n);
 
 // Number of threads executions use.
 int32_t resample_get_num_threads(void);
+
+// Creates a plan for `problem` into `*plan` (NULL on failure). The plan holds the tap
+// tables and the kernel choice; create it once, execute it many times.
+resample_status_t resample_plan_create(struct resample_plan_t **plan,
+                                       const struct resample_problem_t *problem);
+
+// Destroys a plan (NULL is ignored). No execution of it may be running.
+void resample_plan_destroy(struct resample_plan_t *plan);
+
+// Bytes src must hold (from its base pointer to one past its last element).
+size_t resample_plan_src_bytes(const struct resample_plan_t *plan);
+
+// Bytes dst must hold.
+size_t resample_plan_dst_bytes(const struct resample_plan_t *plan);
+
+// Name of the kernel the plan runs (static string; "" for NULL).
+const char *resample_plan_kernel(const struct resample_plan_t *plan);
+
+// Executes `plan`: reads src (`src_size` bytes available), writes dst (`dst_size` bytes
+// available; at least `resample_plan_*_bytes`). Buffers need no particular alignment and
+// may overlap (src is then copied first). Safe to call from several threads at once.
+resample_status_t resample_execute(const struct resample_plan_t *plan,
+                                   const void *src,
+                                   size_t src_size,
+                                   void *dst,
+                                   size_t dst_size);
+
+// Message of the last failed native call on this thread ("" if none); valid until the
+// thread's next failing call.
+const char *resample_last_error(void);
+
+// Name of a status code ("success", "invalid_argument", ...).
+const char *resample_status_string(resample_status_t status);
 
 // Creates a default attribute set.
 dnnl_status_t dnnl_primitive_attr_create(dnnl_primitive_attr_t *attr);

@@ -1,6 +1,6 @@
 //! Randomised comparison of every Ascend operator against an independent scalar model
 //! written from PyTorch's CPU formulas (UpSample.h / UpSampleMoreKernel.cpp) and the
-//! per-API scale rules of reference/ascend.md §4.1 / §5.1: sizes 1..300, with and without
+//! per-API scale rules of docs/spec/ascend.md §4.1 / §5.1: sizes 1..300, with and without
 //! scales, non-integer ratios, all dtypes each API allows, channels-first and channels-last,
 //! strided views with offsets.
 

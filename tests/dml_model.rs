@@ -1,5 +1,5 @@
 //! DirectML face against an independent plain scalar model written from the formulas of
-//! reference/directml.md §5–§6 (not from the core), on random problems: every operator
+//! docs/spec/directml.md §5–§6 (not from the core), on random problems: every operator
 //! type, both modes, both rounding directions, antialias, 1–4 dimensions with any axis
 //! resampled, packed / padded / permuted / broadcast layouts, binding offsets, FLOAT32,
 //! FLOAT16, INT8, UINT8. Plus the adjoint property of the GRAD ops and concurrent execution.

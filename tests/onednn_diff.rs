@@ -8,7 +8,7 @@
 //! Both binaries run the same deterministic random problems (seed, count) and write a text
 //! dump (see the C file's header comment). The dumps must agree: every API status code, every
 //! memory descriptor queried from the pd and every op-desc field exactly; nearest outputs
-//! bit-exactly; linear outputs within the benchdnn rule of onednn.md §12.4.
+//! bit-exactly; linear outputs within the benchdnn rule of docs/spec/onednn.md §12.4.
 //!
 //! Environment knobs: `ONEDNN_DIFF_SEED`, `ONEDNN_DIFF_COUNT` (defaults 20240611, 300).
 
@@ -353,7 +353,7 @@ fn parse(dump: &str) -> Result<Vec<Block>, String> {
 }
 
 // ------------------------------------------------------------------------------------------
-// Value comparison (benchdnn rules, onednn.md §12.4)
+// Value comparison (benchdnn rules, docs/spec/onednn.md §12.4)
 
 fn eps(dt: &str) -> f64 {
     match dt {
@@ -469,7 +469,7 @@ fn value(dt: &str, tok: &str) -> Option<f64> {
     }
 }
 
-/// libdnnl's saturation of an f32 value into an integer type (onednn.md §4.2).
+/// libdnnl's saturation of an f32 value into an integer type (docs/spec/onednn.md §4.2).
 fn saturate(dt: &str, v: f64) -> f64 {
     let (lo, hi) = match dt {
         "s8" => (-128.0, 127.0),
@@ -488,7 +488,7 @@ enum Verdict {
     Tol,
     /// integer result, the f32 value is a tie (x.5): either neighbour passes
     X5,
-    /// integer result of a NaN: implementation-defined (onednn.md §4.2)
+    /// integer result of a NaN: implementation-defined (docs/spec/onednn.md §4.2)
     NanToInt,
     /// benchdnn's eltwise rule (diff <= 2e-5)
     Eltwise,
@@ -720,7 +720,7 @@ struct Opts {
     /// resolution may legitimately differ)
     values_only: bool,
     /// skip the values of backward nearest problems that one side ran on libdnnl's
-    /// jit:avx512_core (its nearest ranges differ from ref:any's at ties, onednn.md §3.1)
+    /// jit:avx512_core (its nearest ranges differ from ref:any's at ties, docs/spec/onednn.md §3.1)
     skip_jit_bwd_nearest: bool,
 }
 
@@ -1215,7 +1215,7 @@ fn coverage(dump: &str) -> Vec<String> {
     want.into_iter().filter(|w| !seen.contains(w)).collect()
 }
 
-/// The numeric examples of onednn.md (§1, §2.1, §2.3, §3), each recorded there as verified
+/// The numeric examples of docs/spec/onednn.md (§1, §2.1, §2.3, §3), each recorded there as verified
 /// against libdnnl 2.6.3: checked on the given library.
 fn check_examples(lib: Lib) -> String {
     let exe = build(lib, false);
@@ -1274,7 +1274,7 @@ fn check_examples(lib: Lib) -> String {
             .iter()
             .map(|t| value(dt, t).unwrap_or(f64::NAN) as f32)
             .collect();
-        // the decimal values in onednn.md have 8 significant digits: within 1 ulp
+        // the decimal values in docs/spec/onednn.md have 8 significant digits: within 1 ulp
         let ok = got.len() == want.len()
             && got.iter().zip(want.iter()).all(|(g, w)| {
                 let d = (g.to_bits() as i64 - w.to_bits() as i64).abs();
@@ -1352,7 +1352,7 @@ fn jit_vs_ref(extra: &[&str]) {
     }
 }
 
-/// onednn.md decision 2: libresample evaluates oneDNN's formulas in the operation order of
+/// docs/spec/onednn.md §0 decision 2: libresample evaluates oneDNN's formulas in the operation order of
 /// oneDNN's `ref:any`, so its values must be bit-identical to `ref:any` (picked through the
 /// pd iterator) — for linear and backward too, not just within tolerance. Layout choices
 /// for format any are not compared here (ref:any resolves them differently from jit/simple;

@@ -1496,3 +1496,78 @@ fn spans_beyond_isize_max_are_refused() {
         dnnl_primitive_desc_destroy(pd);
     }
 }
+
+/// Fuzzer finding (fuzz/ onednn target): an input whose strides overlap (all zero, or
+/// [1, 1] over 4x4) has a `dnnl_memory_desc_get_size` smaller than the bytes it addresses;
+/// a caller allocating get_size bytes would have been read past. Such inputs are refused.
+#[test]
+fn inputs_addressing_more_than_get_size_are_refused() {
+    install_guard();
+    let ctx = Ctx::new();
+    for (dims, strides) in [
+        ([2i64, 2, 10, 0], [0i64, 0, 0, 0]),
+        ([1, 1, 4, 4], [16, 16, 1, 1]),
+    ] {
+        unsafe {
+            let nd = if dims[3] == 0 { 3 } else { 4 };
+            let mut src = zero_md();
+            assert_eq!(
+                dnnl_memory_desc_init_by_strides(
+                    &mut src,
+                    nd,
+                    dims.as_ptr(),
+                    dnnl_f32,
+                    strides.as_ptr()
+                ),
+                dnnl_success
+            );
+            let size = dnnl_memory_desc_get_size(&src);
+            let mut out_dims = dims;
+            out_dims[nd as usize - 1] *= 2;
+            let tag = if nd == 3 { dnnl_abc } else { dnnl_abcd };
+            let mut dst = zero_md();
+            assert_eq!(
+                dnnl_memory_desc_init_by_tag(&mut dst, nd, out_dims.as_ptr(), dnnl_f32, tag),
+                dnnl_success
+            );
+            for forward in [true, false] {
+                let mut rd = zero_rd();
+                let st = if forward {
+                    dnnl_resampling_forward_desc_init(
+                        &mut rd,
+                        dnnl_forward_inference,
+                        dnnl_resampling_nearest,
+                        null(),
+                        &src,
+                        &dst,
+                    )
+                } else {
+                    // diff_dst is the overlapping input here.
+                    let mut small = dst;
+                    small.dims[nd as usize - 1] /= 4;
+                    small.padded_dims[nd as usize - 1] /= 4;
+                    dnnl_resampling_backward_desc_init(
+                        &mut rd,
+                        dnnl_resampling_nearest,
+                        null(),
+                        &small,
+                        &src,
+                    )
+                };
+                assert_eq!(st, dnnl_success);
+                let mut pd = null_mut();
+                let st = dnnl_primitive_desc_create(
+                    &mut pd,
+                    &rd as *const _ as *const c_void,
+                    null(),
+                    ctx.engine,
+                    null(),
+                );
+                assert_eq!(
+                    st, dnnl_unimplemented,
+                    "forward={forward} dims {dims:?} strides {strides:?} (get_size {size})"
+                );
+            }
+        }
+    }
+}

@@ -226,7 +226,7 @@ static dnnl_dim_t pick_size(rng_t *r, dnnl_dim_t max) {
     return rint_range(r, 1, max);
 }
 
-/* every eltwise algorithm of 2.6.3 (forward formulas: onednn.md §6.1) */
+/* every eltwise algorithm of 2.6.3 (forward formulas: docs/spec/onednn.md §6.1) */
 static const dnnl_alg_kind_t all_eltwise[] = {dnnl_eltwise_relu, dnnl_eltwise_tanh,
         dnnl_eltwise_elu, dnnl_eltwise_square, dnnl_eltwise_abs, dnnl_eltwise_sqrt,
         dnnl_eltwise_linear, dnnl_eltwise_bounded_relu, dnnl_eltwise_soft_relu,
@@ -1081,7 +1081,7 @@ static int is_int_dt(dnnl_data_type_t dt) {
  * c->o and the value blocks to c->vo. Returns R_DEFECT when libdnnl picked an implementation
  * with a known defect for the problem (its values are then printed as a 'B' block after an
  * "I defect NAME" line, information only):
- *   ref_any_sum           ref:any with a sum post-op (onednn.md §6: it reads one byte of the
+ *   ref_any_sum           ref:any with a sum post-op (docs/spec/onednn.md §6: it reads one byte of the
  *                         old dst);
  *   simple_binary_offset  simple:any with a per-channel / full binary post-op and a dst that
  *                         is not plain abx (it reads src1 at the dst's physical offset);
@@ -1463,7 +1463,7 @@ static void run_problem(ctx_t *c, const prob_t *p, uint64_t seed, int fill_mode)
     fprintf(c->o, "X\n");
 }
 
-/* The numeric examples of onednn.md §1, §2.1, §2.3 and §3 (1D, mb1 ic1, f32, ncw). The
+/* The numeric examples of docs/spec/onednn.md §1, §2.1, §2.3 and §3 (1D, mb1 ic1, f32, ncw). The
  * expected values live in tests/onednn_diff.rs. */
 static void run_examples(ctx_t *c) {
     static const struct {

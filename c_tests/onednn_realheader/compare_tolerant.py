@@ -3,7 +3,7 @@
 Every non-value line (memory descriptors, statuses, factors) must be identical. Values:
 forward nearest must be exact; linear (and backward nearest, whose sums libdnnl's jit kernel
 adds in another order) may differ by a few ulp of the data's magnitude, because libdnnl's
-default jit kernels differ from its ref:any by 1-2 ulp (reference/onednn.md §2.2, §3.2).
+default jit kernels differ from its ref:any by 1-2 ulp (docs/spec/onednn.md §2.2, §3.2).
 Integer outputs may differ by 1 (x.5 ties), bf16 by one bf16 ulp of the magnitude.
 """
 import re

@@ -1,4 +1,4 @@
-/* Differential check of the resampling primitive's data-type handling (reference/onednn.md
+/* Differential check of the resampling primitive's data-type handling (docs/spec/onednn.md
  * section 4.2), built against the REAL oneDNN 2.6.3 header and linked with -ldnnl or
  * -lresample (run.sh). For every src x dst pair of {f32, bf16, s32, s8, u8} (f16 separately:
  * libdnnl 2.6.3 refuses it on CPU), nearest and linear, forward and backward, it prints

@@ -1,7 +1,7 @@
 /* Post-op differential check: compiled against the REAL oneDNN 2.6.3 headers, linked once
  * with -ldnnl and once with -lresample. `postops dump FILE` (libdnnl) writes every result;
  * `postops compare FILE` (libresample) recomputes and compares with benchdnn's rules
- * (reference/onednn.md 12.4): exact unless linear (7 f32 ulps) or an eltwise post-op is in
+ * (docs/spec/onednn.md 12.4): exact unless linear (7 f32 ulps) or an eltwise post-op is in
  * the chain (relative or absolute 2e-5: libdnnl's jit eltwise kernels use polynomial
  * approximations); integer dst may differ by one at x.5 ties. Covers every forward eltwise
  * algorithm, every binary operator with scalar / per-channel (nhwc) and full (nchw) src1,

@@ -8,4 +8,5 @@ pub mod ascend;
 pub mod directml;
 mod exec;
 pub mod library;
+pub mod native;
 pub mod onednn;

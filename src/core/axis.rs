@@ -47,6 +47,93 @@ pub enum AxisRule {
     /// PyTorch / Ascend nearest: `min(floor((float)o * ratio), I - 1)`, or with `exact`
     /// `min(floor(((float)o + 0.5f) * ratio), I - 1)`. `ratio` is input per output.
     Floor { ratio: f32, exact: bool },
+    /// ONNX Resize (opset 11-19) as `onnx.reference` computes it: the source coordinate
+    /// `x` from `coord` in f64 (`scale` is ONNX's per-axis scale factor, output per input);
+    /// nearest picks by `nearest`; linear taps `floor(x)`, `floor(x) + 1` edge-clamped with
+    /// weights `1 - r`, `r` (an integer `x` gives taps `x - 1`, `x` weighted 0, 1, as the
+    /// reference's `ratio = 1` does); with `antialias` and `scale < 1`, the normalised tent
+    /// of half-width `1/scale` (exclude_outside = 0). `tf_crop_and_resize` is not offered.
+    Onnx {
+        coord: OnnxCoord,
+        nearest: OnnxNearest,
+        scale: f64,
+        antialias: bool,
+    },
+    /// PyTorch linear (`F.interpolate(mode="linear"|"bilinear"|"trilinear")`, CPU):
+    /// `src = scale * o` (align_corners) or `max(scale * (o + 0.5f) - 0.5f, 0)` in f32,
+    /// `i0 = min(floor(src), I - 1)`, `i1 = i0 + (i0 < I - 1)`, `l1 = clamp(src - i0, 0, 1)`,
+    /// `l0 = 1 - l1`; equal sizes copy. `scale` comes from [`torch_linear_scale`]. Meant for
+    /// [`Algorithm::Linear`]; nearest takes `i0`.
+    TorchLinear { scale: f32, align_corners: bool },
+}
+
+/// ONNX `coordinate_transformation_mode` (all but `tf_crop_and_resize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnnxCoord {
+    HalfPixel,
+    PytorchHalfPixel,
+    AlignCorners,
+    Asymmetric,
+    HalfPixelSymmetric,
+}
+
+/// ONNX `nearest_mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnnxNearest {
+    RoundPreferFloor,
+    RoundPreferCeil,
+    Floor,
+    Ceil,
+}
+
+/// PyTorch's `area_pixel_compute_scale<float>`: with align_corners `(I-1)/(O-1)` (0 when
+/// `O <= 1`), else `(float)(1.0 / user_scale)` when a positive scale was given, else
+/// `(float)I / O`.
+pub fn torch_linear_scale(
+    in_size: usize,
+    out_size: usize,
+    align_corners: bool,
+    user_scale: Option<f64>,
+) -> f32 {
+    if align_corners {
+        if out_size > 1 {
+            (in_size as f32 - 1.0) / (out_size - 1) as f32
+        } else {
+            0.0
+        }
+    } else {
+        torch_nearest_ratio(in_size, out_size, user_scale)
+    }
+}
+
+/// PyTorch's `compute_scales_value<float>`: `(float)(1.0 / user_scale)` for a positive
+/// scale, else `(float)I / O` (the ratio of [`AxisRule::Floor`]).
+pub fn torch_nearest_ratio(in_size: usize, out_size: usize, user_scale: Option<f64>) -> f32 {
+    match user_scale {
+        Some(s) if s > 0.0 => (1.0 / s) as f32,
+        _ => in_size as f32 / out_size as f32,
+    }
+}
+
+/// ONNX source coordinate of output `y`, in `onnx.reference`'s f64 operation order
+/// (`output_width = scale * I` is a float there, not the integer output size).
+fn onnx_coord(coord: OnnxCoord, scale: f64, in_size: usize, out_size: usize, y: usize) -> f64 {
+    let (y, iw) = (y as f64, in_size as f64);
+    let out_w = scale * iw;
+    match coord {
+        OnnxCoord::HalfPixel => (y + 0.5) / scale - 0.5,
+        OnnxCoord::PytorchHalfPixel if out_w == 1.0 => -0.5,
+        OnnxCoord::PytorchHalfPixel => (y + 0.5) / scale - 0.5,
+        OnnxCoord::AlignCorners if out_w == 1.0 => 0.0,
+        OnnxCoord::AlignCorners => y * (iw - 1.0) / (out_w - 1.0),
+        OnnxCoord::Asymmetric => y / scale,
+        OnnxCoord::HalfPixelSymmetric => {
+            let adjustment = out_size as f64 / out_w;
+            let center = iw / 2.0;
+            let offset = center * (1.0 - adjustment);
+            offset + (y + 0.5) / scale - 0.5
+        }
+    }
 }
 
 /// oneDNN's `linear_map(y, y_max, x_max)`: `((float)y + 0.5f) * x_max / y_max - 0.5f`.
@@ -122,7 +209,7 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
                     t.push((clamp_idx(r as i64, in_size), 1.0));
                 }
                 Algorithm::Linear if antialias && scale < 0.5 => {
-                    antialias_taps(c, scale, in_size, t)
+                    antialias_taps(c as f64, scale as f64, in_size, t)
                 }
                 Algorithm::Linear => {
                     let f = c.floor();
@@ -141,6 +228,82 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
             };
             t.push((clamp_idx(src.floor() as i64, in_size), 1.0));
         }),
+        AxisRule::Onnx {
+            coord,
+            nearest,
+            scale,
+            antialias,
+        } => FwdTaps::from_fn(out_size, |o, t| {
+            let x = onnx_coord(coord, scale, in_size, out_size, o);
+            // Non-finite only for a rule the plan refuses; sample the nearer edge anyway.
+            let x = if x.is_finite() {
+                x
+            } else if x > 0.0 {
+                in_size as f64
+            } else {
+                -1.0
+            };
+            let fl = x.floor();
+            let i0 = fl as i64;
+            // The reference sets ratio = 1 for an integer x, with taps (x - 1, x).
+            let integer = x == fl;
+            let ratio = x - fl;
+            match alg {
+                Algorithm::Nearest => {
+                    let upper = !integer
+                        && match nearest {
+                            OnnxNearest::RoundPreferFloor => ratio > 0.5,
+                            OnnxNearest::RoundPreferCeil => ratio >= 0.5,
+                            OnnxNearest::Floor => false,
+                            OnnxNearest::Ceil => true,
+                        };
+                    t.push((clamp_idx(i0.saturating_add(upper as i64), in_size), 1.0));
+                }
+                Algorithm::Linear if antialias && scale < 1.0 => {
+                    antialias_taps(x, scale, in_size, t)
+                }
+                Algorithm::Linear if integer => {
+                    t.push((clamp_idx(i0.saturating_sub(1), in_size), 0.0));
+                    t.push((clamp_idx(i0, in_size), 1.0));
+                }
+                Algorithm::Linear => {
+                    t.push((clamp_idx(i0, in_size), (1.0 - ratio) as f32));
+                    t.push((clamp_idx(i0.saturating_add(1), in_size), ratio as f32));
+                }
+            }
+        }),
+        AxisRule::TorchLinear {
+            scale,
+            align_corners,
+        } => FwdTaps::from_fn(out_size, |o, t| {
+            if in_size == out_size {
+                t.push((o as u32, 1.0));
+                if alg == Algorithm::Linear {
+                    t.push((o as u32, 0.0));
+                }
+                return;
+            }
+            let src = if align_corners {
+                scale * o as f32
+            } else {
+                let s = scale * (o as f32 + 0.5) - 0.5;
+                if s < 0.0 {
+                    0.0
+                } else {
+                    s
+                }
+            };
+            let i0 = (src.floor() as i64).min(in_size as i64 - 1);
+            let l1 = (src - i0 as f32).clamp(0.0, 1.0);
+            if alg == Algorithm::Nearest {
+                // Not a PyTorch mode (its nearest is `Floor`); the lower tap keeps it total.
+                t.push((clamp_idx(i0, in_size), 1.0));
+                return;
+            }
+            let i1 = i0 + (i0 < in_size as i64 - 1) as i64;
+            t.push((clamp_idx(i0, in_size), 1.0 - l1));
+            t.push((clamp_idx(i1, in_size), l1));
+        }),
     }
 }
 
@@ -152,12 +315,11 @@ pub fn forward_taps(rule: &AxisRule, alg: Algorithm, in_size: usize, out_size: u
 /// so the table stays at most `I` taps wide however small the scale (a tiny scale would
 /// otherwise enumerate ~2/scale taps per output). Weights are computed in f64 and rounded
 /// to f32 once after normalisation.
-fn antialias_taps(c: f32, scale: f32, in_size: usize, t: &mut Vec<(u32, f32)>) {
+fn antialias_taps(c: f64, s: f64, in_size: usize, t: &mut Vec<(u32, f32)>) {
     if in_size <= 1 {
         t.push((0, 1.0));
         return;
     }
-    let (c, s) = (c as f64, scale as f64);
     let half = 1.0 / s;
     let last = (in_size - 1) as f64;
     // Positive-weight taps: integers j with c - half < j < c + half.
@@ -359,6 +521,67 @@ mod tests {
             exact: true,
         };
         assert_eq!(nearest(e, 5, 3), [0, 2, 4]);
+    }
+
+    #[test]
+    fn onnx_nearest_modes_and_integer_coordinates() {
+        let r = |coord, nearest, scale| AxisRule::Onnx {
+            coord,
+            nearest,
+            scale,
+            antialias: false,
+        };
+        use OnnxCoord::*;
+        use OnnxNearest::*;
+        // asymmetric 4 -> 3 (scale 0.75): x = 0, 1.33, 2.67.
+        assert_eq!(
+            nearest(r(Asymmetric, RoundPreferFloor, 0.75), 4, 3),
+            [0, 1, 3]
+        );
+        assert_eq!(nearest(r(Asymmetric, Floor, 0.75), 4, 3), [0, 1, 2]);
+        assert_eq!(nearest(r(Asymmetric, Ceil, 0.75), 4, 3), [0, 2, 3]);
+        // asymmetric 2 -> 4: x = 0, 0.5, 1, 1.5: ties go by the mode, the edge clamps.
+        assert_eq!(
+            nearest(r(Asymmetric, RoundPreferFloor, 2.0), 2, 4),
+            [0, 0, 1, 1]
+        );
+        assert_eq!(
+            nearest(r(Asymmetric, RoundPreferCeil, 2.0), 2, 4),
+            [0, 1, 1, 1]
+        );
+        // half_pixel 2 -> 4: x = -0.25, 0.25, 0.75, 1.25.
+        assert_eq!(
+            nearest(r(HalfPixel, RoundPreferFloor, 2.0), 2, 4),
+            [0, 0, 1, 1]
+        );
+        // An integer x takes taps (x - 1, x) weighted (0, 1), as onnx.reference does.
+        let t = forward_taps(&r(Asymmetric, Floor, 2.0), Algorithm::Linear, 2, 4);
+        assert_eq!(t.taps(2), (&[0u32, 1][..], &[0.0f32, 1.0][..]));
+        assert_eq!(t.taps(1), (&[0u32, 1][..], &[0.5f32, 0.5][..]));
+        // align_corners with a single output samples input 0.
+        assert_eq!(nearest(r(AlignCorners, Ceil, 0.25), 4, 1), [0]);
+    }
+
+    #[test]
+    fn torch_linear_formulas() {
+        let r = |align_corners, i, o| AxisRule::TorchLinear {
+            scale: torch_linear_scale(i, o, align_corners, None),
+            align_corners,
+        };
+        // 4 -> 8, half-pixel: src = max(0.5 * (o + 0.5) - 0.5, 0).
+        let t = forward_taps(&r(false, 4, 8), Algorithm::Linear, 4, 8);
+        assert_eq!(t.taps(0), (&[0u32, 1][..], &[1.0f32, 0.0][..]));
+        assert_eq!(t.taps(3), (&[1u32, 2][..], &[0.75f32, 0.25][..]));
+        assert_eq!(t.taps(7), (&[3u32, 3][..], &[0.75f32, 0.25][..]));
+        // align_corners 4 -> 7: src = o * 0.5.
+        let t = forward_taps(&r(true, 4, 7), Algorithm::Linear, 4, 7);
+        assert_eq!(t.taps(3), (&[1u32, 2][..], &[0.5f32, 0.5][..]));
+        assert_eq!(t.taps(6), (&[3u32, 3][..], &[1.0f32, 0.0][..]));
+        // Equal sizes copy whatever the scale.
+        let t = forward_taps(&r(false, 5, 5), Algorithm::Linear, 5, 5);
+        assert_eq!(t.taps(4), (&[4u32, 4][..], &[1.0f32, 0.0][..]));
+        assert_eq!(torch_nearest_ratio(3, 7, Some(2.0)), 0.5);
+        assert_eq!(torch_nearest_ratio(3, 7, None), 3.0 / 7.0);
     }
 
     #[test]

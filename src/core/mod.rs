@@ -15,7 +15,7 @@ pub(crate) mod simd;
 pub mod taps;
 pub mod threads;
 
-pub use axis::{AxisRule, NearestRounding};
+pub use axis::{AxisRule, NearestRounding, OnnxCoord, OnnxNearest};
 pub use dtype::{DataType, Numerics};
 pub use layout::{Layout, MAX_RANK};
 pub use plan::Plan;

@@ -238,9 +238,10 @@ pub(crate) const MAX_TABLE_ENTRIES: f64 = (1u64 << 28) as f64;
 const TABLE_BYTES_PER_ENTRY: usize = 64;
 
 /// Taps one output of axis `d` reads at most: one for nearest, two for linear, the tent's
-/// width for antialiased linear.
+/// width for antialiased linear (min(I, ~2/scale)).
 fn taps_per_output(p: &Problem, d: usize) -> f64 {
     let (i, _) = p.fwd_sizes(d);
+    let tent = |scale: f64| (i as f64).min((2.0 / scale).ceil() + 3.0);
     match (p.alg, &p.axes[d]) {
         (Algorithm::Nearest, _) => 1.0,
         (
@@ -250,7 +251,15 @@ fn taps_per_output(p: &Problem, d: usize) -> f64 {
                 antialias: true,
                 ..
             },
-        ) if *scale < 0.5 => (2.0 / *scale as f64 + 2.0).min(i as f64),
+        ) if *scale < 0.5 => tent(*scale as f64),
+        (
+            Algorithm::Linear,
+            AxisRule::Onnx {
+                scale,
+                antialias: true,
+                ..
+            },
+        ) if *scale < 1.0 => tent(*scale),
         (Algorithm::Linear, _) => 2.0,
     }
 }
@@ -262,7 +271,14 @@ fn reserve_tables(p: &Problem) -> Result<(), CoreError> {
     for d in 0..p.src.rank() {
         if p.axes[d] != AxisRule::Identity {
             let (i, o) = p.fwd_sizes(d);
-            entries += taps_per_output(p, d) * o as f64 + i as f64;
+            let taps = taps_per_output(p, d);
+            // Forward: the taps plus a bound per output; backward also a bound per input
+            // and tap position (one group per position).
+            entries += taps * o as f64
+                + match p.direction {
+                    Direction::Forward => o as f64,
+                    Direction::Backward => i as f64 * taps,
+                };
         }
     }
     if entries > MAX_TABLE_ENTRIES {
@@ -320,6 +336,20 @@ fn validate(p: &Problem) -> Result<(), CoreError> {
             if !ratio.is_finite() || ratio < 0.0 {
                 return Err(CoreError::invalid(format!(
                     "axis {d}: ratio must be finite and >= 0"
+                )));
+            }
+        }
+        if let AxisRule::Onnx { scale, .. } = p.axes[d] {
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(CoreError::invalid(format!(
+                    "axis {d}: the ONNX scale must be finite and > 0"
+                )));
+            }
+        }
+        if let AxisRule::TorchLinear { scale, .. } = p.axes[d] {
+            if !scale.is_finite() || scale < 0.0 {
+                return Err(CoreError::invalid(format!(
+                    "axis {d}: scale must be finite and >= 0"
                 )));
             }
         }

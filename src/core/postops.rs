@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn eltwise_spot_values() {
-        // Values of the reference/onednn.md section 6.1 formulas.
+        // Values of the docs/spec/onednn.md section 6.1 formulas.
         assert_eq!(eltwise(EltwiseAlg::Relu, -2.0, 0.5, 0.0), -1.0);
         assert_eq!(eltwise(EltwiseAlg::BoundedRelu, 7.0, 6.0, 0.0), 6.0);
         assert_eq!(eltwise(EltwiseAlg::Clip, 5.0, -1.0, 3.0), 3.0);

@@ -94,7 +94,7 @@ fn random_problem(rng: &mut Rng) -> (Problem, Vec<Vec<u8>>) {
     let rank = rng.range(1, 5);
     let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
     let direction = rng.pick(&[Direction::Forward, Direction::Backward]);
-    let flavour = rng.below(3);
+    let flavour = rng.below(5);
     let mut axes = Vec::new();
     let (mut fin, mut fout) = (Vec::new(), Vec::new());
     for d in 0..rank {
@@ -120,10 +120,34 @@ fn random_problem(rng: &mut Rng) -> (Problem, Vec<Vec<u8>>) {
                 ]),
                 antialias: rng.below(2) == 0,
             },
-            _ => AxisRule::Floor {
+            2 => AxisRule::Floor {
                 ratio: i as f32 / o as f32,
                 exact: rng.below(2) == 0,
             },
+            3 => AxisRule::Onnx {
+                coord: rng.pick(&[
+                    OnnxCoord::HalfPixel,
+                    OnnxCoord::PytorchHalfPixel,
+                    OnnxCoord::AlignCorners,
+                    OnnxCoord::Asymmetric,
+                    OnnxCoord::HalfPixelSymmetric,
+                ]),
+                nearest: rng.pick(&[
+                    OnnxNearest::RoundPreferFloor,
+                    OnnxNearest::RoundPreferCeil,
+                    OnnxNearest::Floor,
+                    OnnxNearest::Ceil,
+                ]),
+                scale: o as f64 / i as f64 * rng.f32(0.7, 1.3) as f64,
+                antialias: rng.below(2) == 0,
+            },
+            _ => {
+                let align_corners = rng.below(2) == 0;
+                AxisRule::TorchLinear {
+                    scale: axis::torch_linear_scale(i, o, align_corners, None),
+                    align_corners,
+                }
+            }
         });
         fin.push(i);
         fout.push(o);
@@ -284,7 +308,7 @@ fn padding_lanes_are_zeroed() {
 #[test]
 #[allow(clippy::excessive_precision)] // values as printed by libdnnl with %.9g
 fn onednn_linear_numeric_examples() {
-    // reference/onednn.md §2.3, src = [0, 1, …], 1D linear; 9-digit values printed by
+    // docs/spec/onednn.md §2.3, src = [0, 1, …], 1D linear; 9-digit values printed by
     // libdnnl 2.6.3 itself (the doc rounds them to 7 digits).
     let run = |i: usize, o: usize| -> Vec<f32> {
         let p = Problem {
@@ -312,7 +336,7 @@ fn onednn_linear_numeric_examples() {
 
 #[test]
 fn onednn_backward_examples() {
-    // reference/onednn.md §3, 1D (verified against libdnnl 2.6.3).
+    // docs/spec/onednn.md §3, 1D (verified against libdnnl 2.6.3).
     let run = |alg: Algorithm, i: usize, o: usize, dd: &[f32]| -> Vec<f32> {
         let p = Problem {
             alg,

@@ -2,7 +2,7 @@
 //! `aclnnUpsampleNearestExact{1d,2d,3d}Backward`. Each gradOut element goes to the input
 //! cell the forward index function picks (PyTorch CPU); the core computes that as a gather
 //! with one f32 accumulator per gradInput element (f64 for double), rounded once.
-//! Checks follow reference/ascend.md §6.8–§6.13 in order.
+//! Checks follow docs/spec/ascend.md §6.8–§6.13 in order.
 
 #![allow(non_snake_case)]
 

@@ -1,6 +1,6 @@
 //! Forward operators: `aclnnUpsampleNearest{1d,1dV2,2d,2dV2,3d}` and
 //! `aclnnUpsampleNearestExact{1d,2d,3d}`. Each `…GetWorkspaceSize` runs the original's
-//! checks in the original's order (reference/ascend.md §6), picks the per-axis ratio by the
+//! checks in the original's order (docs/spec/ascend.md §6), picks the per-axis ratio by the
 //! API's scale rule (§4.1), and prepares one core plan; the run call executes it.
 
 #![allow(non_snake_case)]

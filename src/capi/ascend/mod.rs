@@ -1,7 +1,7 @@
 //! The Ascend face: CANN's aclnn upsample-nearest operators (`aclnnUpsampleNearest*`,
 //! forward, exact and backward), the aclnn meta API (`aclCreateTensor`, …) and the acl
 //! runtime subset the official examples call (`aclInit`, `aclrtMalloc`, …), running on the
-//! CPU with PyTorch-CPU-identical results (reference/ascend.md).
+//! CPU with CANN's float32 index math (docs/spec/ascend.md; §4.4: where it matches PyTorch CPU).
 //!
 //! - [`types`]: enum values and status codes (integers, never Rust enums).
 //! - [`meta`]: tensors, arrays, scalars and lists (opaque handles).

@@ -1,5 +1,5 @@
 //! Reading the six resample operator descriptors into one normalised [`OpSpec`], with
-//! every descriptor-level rule of reference/directml.md §7–§8.
+//! every descriptor-level rule of docs/spec/directml.md §7–§8.
 
 use super::operator_types::*;
 use super::refusal::Refusal;

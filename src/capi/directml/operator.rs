@@ -47,7 +47,7 @@ impl From<&Tensor> for BindingRule {
     }
 }
 
-/// Builds the core problem of a validated operator (reference/directml.md §5–§6).
+/// Builds the core problem of a validated operator (docs/spec/directml.md §5–§6).
 fn problem(spec: &OpSpec) -> Result<Problem, Refusal> {
     let rank = spec.input.rank();
     let direction = if spec.kind.is_grad() {

@@ -1,12 +1,12 @@
 //! `DML_BUFFER_TENSOR_DESC`: reading one from C memory into an owned [`Tensor`] (every
-//! rule of reference/directml.md §4 and §8 that concerns a single tensor), and
+//! rule of docs/spec/directml.md §4 and §8 that concerns a single tensor), and
 //! `DMLCalcBufferTensorSize` (§3).
 
 use super::refusal::Refusal;
 use super::types::*;
 use crate::core::{DataType, Layout};
 
-/// Resample tensors have 1..=4 dimensions (reference/directml.md §7).
+/// Resample tensors have 1..=4 dimensions (docs/spec/directml.md §7).
 pub(crate) const MAX_DIMS: usize = 4;
 
 /// Element size in bits of a DirectML data type; `None` for unknown values.

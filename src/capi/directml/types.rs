@@ -235,7 +235,7 @@ pub struct DML_BUFFER_BINDING {
     pub SizeInBytes: UINT64,
 }
 
-// Layouts of the FL 6.4 header on LP64 (reference/directml.md §2.3).
+// Layouts of the FL 6.4 header on LP64 (docs/spec/directml.md §2.3).
 const _: () = {
     assert!(size_of::<DML_BUFFER_TENSOR_DESC>() == 48 && align_of::<DML_BUFFER_TENSOR_DESC>() == 8);
     assert!(offset_of!(DML_BUFFER_TENSOR_DESC, DataType) == 0);

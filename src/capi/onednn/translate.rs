@@ -102,6 +102,17 @@ pub(crate) fn layout_of(md: &dnnl_memory_desc_t, what: &str) -> Result<Layout, R
         offset: md.offset0 as usize,
     };
     l.validate().map_err(|e| unimpl(format!("{what}: {e}")))?;
+    // A caller allocates `dnnl_memory_desc_get_size` bytes. Self-overlapping strides (all
+    // zero, or [1, 1] over 4x4) make that smaller than the bytes the tensor addresses, and
+    // reading them would run past the caller's buffer. (A submemory, offset0 != 0, lives in
+    // its parent's buffer: get_size is 0 by definition there.)
+    let span = l.span_bytes().unwrap_or(usize::MAX);
+    let size = super::md::md_size(md);
+    if md.offset0 == 0 && !l.is_empty() && size < span {
+        return Err(unimpl(format!(
+            "{what}: its strides address {span} bytes, but dnnl_memory_desc_get_size reports {size}"
+        )));
+    }
     Ok(l)
 }
 
