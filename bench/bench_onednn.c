@@ -150,6 +150,39 @@ static const prob_t problems[] = {
         {"fwd_nearest_ndhwc_f32_mb4ic16_id6od12_ih6oh6_iw6ow3", 0, NEAREST, dnnl_f32, 1, 5, 4, 16,
                 {6, 6, 6}, {12, 6, 3}},
         /* downsampling */
+        /* images: channels-last, 3 channels (issue 8) */
+        {"img_linear_nhwc_f32_mb1ic3_ih1080oh2160_iw1920ow3840", 0, LINEAR, dnnl_f32, 1, 4, 1, 3,
+                {1080, 1920}, {2160, 3840}},
+        {"img_linear_nhwc_u8_mb1ic3_ih1080oh2160_iw1920ow3840", 0, LINEAR, dnnl_u8, 1, 4, 1, 3,
+                {1080, 1920}, {2160, 3840}},
+        {"img_linear_nhwc_f32_mb1ic3_ih2160oh1080_iw3840ow1920", 0, LINEAR, dnnl_f32, 1, 4, 1, 3,
+                {2160, 3840}, {1080, 1920}},
+        {"img_linear_nhwc_u8_mb1ic3_ih2160oh1080_iw3840ow1920", 0, LINEAR, dnnl_u8, 1, 4, 1, 3,
+                {2160, 3840}, {1080, 1920}},
+        {"img_linear_nhwc_f32_mb1ic3_ih720oh1080_iw1280ow1920", 0, LINEAR, dnnl_f32, 1, 4, 1, 3,
+                {720, 1280}, {1080, 1920}},
+        {"img_linear_nhwc_u8_mb1ic4_ih720oh1080_iw1280ow1920", 0, LINEAR, dnnl_u8, 1, 4, 1, 4,
+                {720, 1280}, {1080, 1920}},
+        {"img_nearest_nhwc_u8_mb1ic3_ih1080oh2160_iw1920ow3840", 0, NEAREST, dnnl_u8, 1, 4, 1, 3,
+                {1080, 1920}, {2160, 3840}},
+        {"img_nearest_nhwc_f32_mb1ic3_ih720oh1080_iw1280ow1920", 0, NEAREST, dnnl_f32, 1, 4, 1, 3,
+                {720, 1280}, {1080, 1920}},
+        {"img_linear_nhwc_f32_mb1ic4_ih540oh1080_iw960ow1920", 0, LINEAR, dnnl_f32, 1, 4, 1, 4,
+                {540, 960}, {1080, 1920}},
+        {"img_linear_nhwc_f32_mb1ic8_ih540oh1080_iw960ow1920", 0, LINEAR, dnnl_f32, 1, 4, 1, 8,
+                {540, 960}, {1080, 1920}},
+        {"img_linear_nhwc_u8_mb1ic8_ih540oh1080_iw960ow1920", 0, LINEAR, dnnl_u8, 1, 4, 1, 8,
+                {540, 960}, {1080, 1920}},
+        {"img_linear_nhwc_f32_mb1ic8_ih1080oh540_iw1920ow960", 0, LINEAR, dnnl_f32, 1, 4, 1, 8,
+                {1080, 1920}, {540, 960}},
+        {"img_nearest_nhwc_f32_mb1ic8_ih540oh1080_iw960ow1920", 0, NEAREST, dnnl_f32, 1, 4, 1, 8,
+                {540, 960}, {1080, 1920}},
+        {"img_linear_ndhwc_f32_mb1ic3_id16od32_ih128oh256_iw128ow256", 0, LINEAR, dnnl_f32, 1, 5,
+                1, 3, {16, 128, 128}, {32, 256, 256}},
+        {"img_linear_nwc_f32_mb64ic3_iw4096ow6000", 0, LINEAR, dnnl_f32, 1, 3, 64, 3, {4096},
+                {6000}},
+        {"img_linear_nchw_f32_mb1ic3_ih1080oh2160_iw1920ow3840", 0, LINEAR, dnnl_f32, 0, 4, 1, 3,
+                {1080, 1920}, {2160, 3840}},
         {"fwd_linear_nchw_f32_mb1ic256_ih136oh68_iw100ow50", 0, LINEAR, dnnl_f32, 0, 4, 1, 256,
                 {136, 100}, {68, 50}},
         {"fwd_linear_nhwc_f32_mb8ic64_ih112oh75_iw112ow75", 0, LINEAR, dnnl_f32, 1, 4, 8, 64,
@@ -365,7 +398,12 @@ static void measure_pair(inst_t *A, inst_t *B, double min_time, int min_reps, do
     *tb = median(&SB);
 }
 
+static size_t dt_size(dnnl_data_type_t dt) {
+    return dt == dnnl_bf16 ? 2 : dt == dnnl_u8 ? 1 : 4;
+}
+
 static double elem(const void *buf, dnnl_data_type_t dt, size_t i) {
+    if (dt == dnnl_u8) return ((const uint8_t *)buf)[i];
     return dt == dnnl_bf16 ? bf16_to_f32(((const uint16_t *)buf)[i]) : ((const float *)buf)[i];
 }
 
@@ -420,11 +458,13 @@ int main(int argc, char **argv) {
         }
         /* the same input for both: random in [-1, 1) */
         uint64_t x = 0x9E3779B97F4A7C15ull ^ k;
-        size_t n_in = A.in_size / (p->dt == dnnl_bf16 ? 2 : 4);
+        size_t n_in = A.in_size / dt_size(p->dt);
         for (size_t i = 0; i < n_in; i++) {
             x = x * 6364136223846793005ull + 1442695040888963407ull;
             float v = (float)((double)(x >> 40) / (double)(1ull << 24)) * 2.f - 1.f;
-            if (p->dt == dnnl_bf16)
+            if (p->dt == dnnl_u8)
+                ((uint8_t *)A.in)[i] = (uint8_t)(x >> 56);
+            else if (p->dt == dnnl_bf16)
                 ((uint16_t *)A.in)[i] = f32_to_bf16(v);
             else
                 ((float *)A.in)[i] = v;
@@ -433,7 +473,7 @@ int main(int argc, char **argv) {
         double ta, tb;
         measure_pair(&A, &B, min_time, min_reps, &ta, &tb);
         double maxd = 0, maxv = 0;
-        size_t n_out = A.out_size / (p->dt == dnnl_bf16 ? 2 : 4);
+        size_t n_out = A.out_size / dt_size(p->dt);
         for (size_t i = 0; i < n_out; i++) {
             double a = elem(A.out, p->dt, i), b = elem(B.out, p->dt, i);
             double d = fabs(a - b);

@@ -75,6 +75,7 @@ impl Plan {
                 pixels: Some(_), ..
             }) => "lanes_rows",
             Strategy::Lanes(_) => "lanes",
+            Strategy::Rows(RowGeom { lane: Some(_), .. }) => "image_rows",
             Strategy::Rows(_) => "rows",
             Strategy::BwdRows(_) => "bwd_rows",
             Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
@@ -167,8 +168,10 @@ impl Plan {
                 })
             }
             Strategy::Rows(g) => {
-                let per_run = (g.out_w * g.rows_per_run).max(1);
-                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                // Split by rows, not planes: one image plane keeps every thread busy.
+                let per_row = g.out_w.max(1);
+                let rows = g.runs * g.rows_per_run.max(1);
+                threads::parallel_for(rows, (GRAIN_ELEMS / per_row).max(1), |s, e| unsafe {
                     kernels::rows(p, t, g, b, s, e)
                 })
             }

@@ -863,3 +863,221 @@ fn bwd_stream_matches_reference_bitwise() {
         );
     }
 }
+
+/// A channels-last layout (`N, C, spatial…` logical order, C innermost), sometimes with
+/// gaps between rows/planes or a base offset, now and then with a pixel gap (which no longer
+/// packs C inside W: other kernels then run, and must match too).
+fn image_layout(rng: &mut Rng, dt: DataType, dims: &[usize]) -> Layout {
+    let rank = dims.len();
+    let mut order: Vec<usize> = (0..rank).collect();
+    order.remove(1);
+    order.push(1);
+    let mut l = Layout::dense_permuted(dt, dims, &order);
+    match rng.below(6) {
+        0 => {
+            // Gaps after each row: every axis outside W gets a larger stride.
+            let pad = rng.range(1, 5);
+            for a in 0..rank - 1 {
+                if a != 1 {
+                    l.strides[a] += pad * l.strides[a] / l.strides[rank - 1].max(1);
+                }
+            }
+            l.offset = rng.below(5);
+        }
+        1 => {
+            for s in &mut l.strides {
+                *s *= 2;
+            }
+        }
+        2 => l.offset = rng.below(9),
+        _ => {}
+    }
+    l
+}
+
+#[test]
+fn image_rows_match_reference_bitwise() {
+    let mut rng = Rng::new(20261124);
+    let dts = [
+        DataType::F32,
+        DataType::Bf16,
+        DataType::F16,
+        DataType::S8,
+        DataType::U8,
+        DataType::S32,
+    ];
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..2500 {
+        let spatial = rng.range(1, 3);
+        let nc = rng.range(1, 8);
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        let flavour = rng.below(3);
+        let (mut fin, mut fout) = (vec![rng.range(1, 2), nc], vec![0, nc]);
+        fout[0] = fin[0];
+        let mut axes = vec![AxisRule::Identity, AxisRule::Identity];
+        for _ in 0..spatial {
+            let i = rng.range(1, 40);
+            // Integer up/down ratios, non-integer ratios, identity sizes.
+            let o = match rng.below(4) {
+                0 => i * rng.range(1, 4),
+                1 => (i / rng.range(1, 3)).max(1),
+                _ => rng.range(1, 40),
+            };
+            if rng.below(5) == 0 && spatial > 1 {
+                axes.push(AxisRule::Identity);
+                fin.push(i);
+                fout.push(i);
+                continue;
+            }
+            axes.push(match flavour {
+                0 => AxisRule::OnednnHalfPixel,
+                1 => AxisRule::Affine {
+                    scale: if rng.below(2) == 0 {
+                        o as f32 / i as f32
+                    } else {
+                        o as f32 / i as f32 * rng.f32(0.7, 1.3)
+                    },
+                    input_offset: rng.pick(&[0.5, 0.0, 0.25]),
+                    output_offset: rng.pick(&[-0.5, 0.0]),
+                    rounding: rng.pick(&[
+                        NearestRounding::HalfUp,
+                        NearestRounding::Floor,
+                        NearestRounding::Ceil,
+                    ]),
+                    antialias: rng.below(4) == 0,
+                },
+                _ => AxisRule::Floor {
+                    ratio: i as f32 / o as f32,
+                    exact: rng.below(2) == 0,
+                },
+            });
+            fin.push(i);
+            fout.push(o);
+        }
+        let numerics = if flavour == 0 {
+            Numerics::Onednn
+        } else {
+            Numerics::Ieee
+        };
+        let sdt = rng.pick(&dts);
+        let ddt = if rng.below(2) == 0 {
+            sdt
+        } else {
+            rng.pick(&dts)
+        };
+        let src = image_layout(&mut rng, sdt, &fin);
+        let dst = image_layout(&mut rng, ddt, &fout);
+        let mut post_ops = Vec::new();
+        let mut bins = Vec::new();
+        if rng.below(4) == 0 {
+            post_ops.push(PostOp::Sum {
+                scale: 0.5,
+                zero_point: 0,
+            });
+            let bdims: Vec<usize> = fout
+                .iter()
+                .map(|&n| if rng.below(2) == 0 { 1 } else { n })
+                .collect();
+            let l = Layout::dense(DataType::F32, &bdims);
+            bins.push(fill(&mut rng, &l));
+            post_ops.push(PostOp::Binary {
+                op: BinaryOp::Add,
+                src1: l,
+            });
+        }
+        let p = Problem {
+            alg,
+            direction: Direction::Forward,
+            axes,
+            src,
+            dst,
+            post_ops,
+            numerics,
+        };
+        let plan = match Plan::new(p.clone()) {
+            Ok(plan) => plan,
+            Err(e) => panic!("case {case}: plan refused: {e}\n{p:?}"),
+        };
+        *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+        let s = fill(&mut rng, &p.src);
+        let init = fill(&mut rng, &p.dst);
+        let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
+        let (mut fast, mut slow) = (init.clone(), init);
+        plan.execute(&s, &mut fast, &bins).unwrap();
+        plan.execute_reference(&s, &mut slow, &bins).unwrap();
+        if fast != slow {
+            let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+            panic!(
+                "case {case} ({}): first differing byte {i}\n{p:?}",
+                plan.kernel_name()
+            );
+        }
+    }
+    assert!(
+        kinds.get("image_rows").copied().unwrap_or(0) > 1000,
+        "image_rows barely exercised: {kinds:?}"
+    );
+}
+
+#[test]
+fn large_images_match_reference() {
+    // Rows long enough for many vector steps and two threads, 2-D and 3-D, up and down.
+    let mut rng = Rng::new(8);
+    let cases: [(&[usize], &[usize], DataType, DataType); 4] = [
+        (
+            &[1, 3, 61, 257],
+            &[1, 3, 122, 514],
+            DataType::U8,
+            DataType::U8,
+        ),
+        (
+            &[1, 4, 200, 301],
+            &[1, 4, 67, 150],
+            DataType::F32,
+            DataType::Bf16,
+        ),
+        (
+            &[1, 3, 5, 31, 77],
+            &[1, 3, 9, 62, 150],
+            DataType::F16,
+            DataType::F32,
+        ),
+        (
+            &[2, 2, 40, 1001],
+            &[2, 2, 41, 1333],
+            DataType::S8,
+            DataType::U8,
+        ),
+    ];
+    for (fin, fout, sdt, ddt) in cases {
+        for alg in [Algorithm::Linear, Algorithm::Nearest] {
+            let rank = fin.len();
+            let mut order: Vec<usize> = (0..rank).collect();
+            order.remove(1);
+            order.push(1);
+            let src = Layout::dense_permuted(sdt, fin, &order);
+            let dst = Layout::dense_permuted(ddt, fout, &order);
+            let mut axes = vec![AxisRule::Identity; 2];
+            axes.resize(rank, AxisRule::OnednnHalfPixel);
+            let p = Problem {
+                alg,
+                direction: Direction::Forward,
+                axes,
+                src: src.clone(),
+                dst: dst.clone(),
+                post_ops: vec![],
+                numerics: Numerics::Onednn,
+            };
+            let plan = Plan::new(p).unwrap();
+            assert_eq!(plan.kernel_name(), "image_rows");
+            let s = fill(&mut rng, &src);
+            let (mut fast, mut slow) = (
+                vec![0u8; dst.span_bytes().unwrap()],
+                vec![1u8; dst.span_bytes().unwrap()],
+            );
+            plan.execute(&s, &mut fast, &[]).unwrap();
+            plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            assert!(fast == slow, "{fin:?} -> {fout:?} {alg:?}");
+        }
+    }
+}

@@ -15,9 +15,11 @@ use super::dtype::{load_f32, store_f32, DataType};
 use super::plan::Strategy;
 use super::reference::{odometer, post_ops, Bufs, Tables};
 use super::simd::{self, Src};
-use super::taps::BwdTaps;
+use super::taps::{BwdTaps, FwdTaps};
 use super::{Algorithm, Direction, Problem, MAX_RANK};
 
+mod hlerp;
+mod images;
 mod lanes;
 
 /// Lanes processed per inner chunk (keeps partial sums in L1).
@@ -80,13 +82,30 @@ pub(crate) struct RowGeom {
     pub small: bool,
     /// Two-tap W table as structure of arrays (columns relative to `range.0`), so the W lerp
     /// is a vector gather.
-    pub w2: Option<WTable>,
+    pub w2: Option<W2>,
     /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
     pub repeat: Option<usize>,
     /// Forward runs are planes: this axis (the one before W) is walked inside a run.
     pub plane_h: Option<usize>,
     /// Output rows per run.
     pub rows_per_run: usize,
+    /// The row axis (the last resampled axis; the last axis for nchw).
+    pub w: usize,
+    /// Channels-last images: `(axis, C)` of the contiguous identity axis inside each row
+    /// pixel. A row is then `W * C` contiguous elements read through `wx`.
+    pub lane: Option<(usize, usize)>,
+    /// The row axis' tap table over the flattened row (`wx` when `lane` is set, else the
+    /// axis' own table): element `ow*C + c` reads `i*C + c` for each tap `i` of `ow`.
+    pub wx: Option<FwdTaps>,
+}
+
+impl RowGeom {
+    /// The flattened row's tap table.
+    pub fn wtaps<'a>(&'a self, t: &'a Tables) -> &'a FwdTaps {
+        self.wx
+            .as_ref()
+            .unwrap_or_else(|| t.fwd[self.w].as_ref().unwrap())
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -95,6 +114,13 @@ pub(crate) struct WTable {
     pub i1: Vec<u32>,
     pub w0: Vec<f32>,
     pub w1: Vec<f32>,
+}
+
+/// A two-tap W table with, where this CPU's vectors allow, its permute tables.
+#[derive(Clone, Debug)]
+pub(crate) struct W2 {
+    pub t: WTable,
+    pub perm: Option<hlerp::PermTable>,
 }
 
 fn is_small(p: &Problem, t: &Tables) -> bool {
@@ -173,6 +199,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         && s.strides[w] == 1
         && d.strides[w] == 1
         && s.dims[w].max(d.dims[w]) <= MAX_ROW;
+    if let Some(g) = images::image_rows(p, t, small) {
+        return Strategy::Rows(g);
+    }
     if let Some(mut l) = lane {
         if l.block >= 4 || !rows_ok {
             if p.direction == Direction::Backward {
@@ -206,14 +235,35 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 repeat: None,
                 plane_h: None,
                 rows_per_run: 1,
+                w,
+                lane: None,
+                wx: None,
             });
         }
-        let taps = t.fwd[w].as_ref().unwrap();
-        let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
-        let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
-        let dense = hi + 1 - lo <= 2 * taps.idx.len();
-        let (o_n, i_n) = (d.dims[w], s.dims[w]);
-        let w2 = (dense && taps.idx.len() == 2 * o_n).then(|| WTable {
+        return Strategy::Rows(fwd_row_geom(p, t, w, None, small));
+    }
+    Strategy::Generic
+}
+
+/// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
+/// elements, or `W * C` with `lane = Some((c, C))` (channels-last images).
+pub(crate) fn fwd_row_geom(
+    p: &Problem,
+    t: &Tables,
+    w: usize,
+    lane: Option<(usize, usize)>,
+    small: bool,
+) -> RowGeom {
+    let (s, d) = (&p.src, &p.dst);
+    let nc = lane.map_or(1, |l| l.1);
+    let wx = lane.map(|_| images::expand(t.fwd[w].as_ref().unwrap(), nc));
+    let taps = wx.as_ref().unwrap_or_else(|| t.fwd[w].as_ref().unwrap());
+    let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
+    let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
+    let dense = hi + 1 - lo <= 2 * taps.idx.len();
+    let o_n = d.dims[w] * nc;
+    let w2 = (dense && taps.idx.len() == 2 * o_n)
+        .then(|| WTable {
             i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
             i1: taps
                 .idx
@@ -224,30 +274,43 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 .collect(),
             w0: taps.wt.iter().step_by(2).copied().collect(),
             w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
+        })
+        .map(|t| W2 {
+            perm: hlerp::PermTable::new(&t),
+            t,
         });
-        let k = o_n / i_n.max(1);
-        let repeat = (taps.idx.len() == o_n && k >= 1 && o_n == k * i_n)
-            .then_some(k)
-            .filter(|&k| {
-                taps.idx
-                    .iter()
-                    .enumerate()
-                    .all(|(o, &i)| i as usize == o / k)
-            });
-        let plane_h = w.checked_sub(1);
-        let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
-        return Strategy::Rows(RowGeom {
-            runs: runs / rows_per_run.max(1),
-            plane_h,
-            rows_per_run,
-            out_w: o_n,
-            range: dense.then_some((lo, hi)),
-            small,
-            w2,
-            repeat,
+    // Integer nearest upsampling repeats whole pixels (in units of pixels).
+    let pix = t.fwd[w].as_ref().unwrap();
+    let (po, pi) = (d.dims[w], s.dims[w]);
+    let k = po / pi.max(1);
+    let repeat = (pix.idx.len() == po && k >= 1 && po == k * pi)
+        .then_some(k)
+        .filter(|&k| {
+            pix.idx
+                .iter()
+                .enumerate()
+                .all(|(o, &i)| i as usize == o / k)
         });
+    // Runs are planes: the last axis before W other than the lane axis is walked inside.
+    let plane_h = (0..w).rev().find(|&a| Some(a) != lane.map(|l| l.0));
+    let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
+    let runs: usize = (0..d.rank())
+        .filter(|&a| a != w && Some(a) != lane.map(|l| l.0) && Some(a) != plane_h)
+        .map(|a| d.dims[a])
+        .product();
+    RowGeom {
+        runs,
+        plane_h,
+        rows_per_run,
+        out_w: o_n,
+        range: dense.then_some((lo, hi)),
+        small,
+        w2,
+        repeat,
+        w,
+        lane,
+        wx,
     }
-    Strategy::Generic
 }
 
 fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
@@ -689,7 +752,8 @@ unsafe fn bwd_lanes(
     }
 }
 
-/// The `rows` kernel (forward) over runs `start..end`.
+/// The `rows` kernel (forward) over output rows `start..end` (`g.runs * g.rows_per_run` in
+/// all: planes split into rows, so one plane keeps every thread busy).
 pub(crate) unsafe fn rows(
     p: &Problem,
     t: &Tables,
@@ -699,10 +763,11 @@ pub(crate) unsafe fn rows(
     end: usize,
 ) {
     let rank = p.dst.rank();
-    let w = rank - 1;
+    let w = g.w;
     let (s, d) = (&p.src, &p.dst);
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let wt = t.fwd[w].as_ref().unwrap();
+    let wt = g.wtaps(t);
+    let nc = g.lane.map_or(1, |l| l.1);
     let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
     // A run is a whole plane: the axis before W (if any) is walked inside it.
     let h = g.plane_h;
@@ -710,7 +775,7 @@ pub(crate) unsafe fn rows(
     let oh_n = h.map_or(1, |h| d.dims[h]);
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
-    let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo)];
+    let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK];
     let mut out = vec![0f32; g.out_w];
     let mut one = [0f32; 1];
     let raw = p.alg == Algorithm::Nearest
@@ -721,9 +786,15 @@ pub(crate) unsafe fn rows(
     let mut prev: Option<(usize, usize)> = None;
     let overrides: Vec<(usize, usize, usize, usize)> = std::iter::once((w, 1, 0, 0))
         .chain(h.map(|h| (h, 1, 0, 0)))
+        .chain(g.lane.map(|(c, _)| (c, 1, 0, 0)))
         .collect();
-    let mut runs = Runs::new(p, t, &overrides, start);
-    for _ in start..end {
+    let oh_n1 = oh_n.max(1);
+    let mut runs = Runs::new(p, t, &overrides, start / oh_n1);
+    let mut r = start;
+    while r < end {
+        let plane = r / oh_n1;
+        let (oh_lo, oh_hi) = (r - plane * oh_n1, (end - plane * oh_n1).min(oh_n));
+        r = (plane + 1) * oh_n1;
         let mut idx = runs.pos;
         let (doff0, sbase0) = (runs.doff, runs.sbase);
         runs.advance();
@@ -743,7 +814,7 @@ pub(crate) unsafe fn rows(
             // Raw nearest: one src row per dst row, no conversion — the lean loop.
             let hs = h.map_or(0, |h| s.strides[h]);
             let hd = h.map_or(0, |h| d.strides[h]);
-            for oh in 0..oh_n {
+            for oh in oh_lo..oh_hi {
                 let ih = h
                     .and_then(|h| t.fwd[h].as_ref())
                     .map_or(oh, |f| f.idx[oh] as usize);
@@ -753,10 +824,14 @@ pub(crate) unsafe fn rows(
                     Some((pr, pd)) if pr == r0 => {
                         std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
                     }
-                    _ => match g.repeat {
-                        Some(k) => simd::repeat_raw(ssz, b.src.add(r0 * ssz), dp, s.dims[w], k),
-                        None => simd::gather_raw(ssz, b.src.add(r0 * ssz), dp, &wt.idx),
-                    },
+                    _ => {
+                        let pix = t.fwd[w].as_ref().unwrap();
+                        let sp = b.src.add(r0 * ssz);
+                        match g.repeat {
+                            Some(k) => images::repeat_px(ssz * nc, sp, dp, s.dims[w], k),
+                            None => images::gather_px(ssz * nc, sp, dp, &pix.idx),
+                        }
+                    }
                 }
                 prev = Some((r0, doff));
             }
@@ -764,7 +839,7 @@ pub(crate) unsafe fn rows(
         }
         // f32 results without post-ops go straight into dst (rows are contiguous).
         let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
-        for oh in 0..oh_n {
+        for oh in oh_lo..oh_hi {
             let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
             if let Some(h) = h {
                 idx[h] = oh;
@@ -795,17 +870,26 @@ pub(crate) unsafe fn rows(
             } else if let (true, Some((lo, _))) = (g.small, g.range) {
                 // Blend the needed input columns over the other axes, then lerp along W.
                 let offs = sc.offs.map(|o| o + lo);
+                let nrow = row.len() - hlerp::SLACK;
                 match &g.w2 {
+                    Some(W2 {
+                        t: w2,
+                        perm: Some(pt),
+                    }) => {
+                        // The permutes read whole vectors: from the row buffer (with slack).
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                        hlerp::lerp(row.as_ptr(), w2, pt, out)
+                    }
                     // Nothing to blend from an f32 row: gather straight from the source.
-                    Some(w2) if sc.m == 0 && s.dtype == DataType::F32 => {
+                    Some(W2 { t: w2, .. }) if sc.m == 0 && s.dtype == DataType::F32 => {
                         simd::gather2((b.src as *const f32).add(offs[0]), w2, out)
                     }
-                    Some(w2) => {
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+                    Some(W2 { t: w2, .. }) => {
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
                         simd::gather2(row.as_ptr(), w2, out)
                     }
                     None => {
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row);
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
                         gather_taps(out, &row, lo, wt);
                     }
                 }
@@ -835,8 +919,15 @@ pub(crate) unsafe fn rows(
                 }
             }
             if !direct {
-                idx[w] = 0;
-                finish(p, b, out, doff, &mut idx[..rank], w);
+                match g.lane {
+                    Some((c, _)) if !p.post_ops.is_empty() => {
+                        images::finish_pixels(p, b, out, doff, &mut idx[..rank], w, c, nc)
+                    }
+                    _ => {
+                        idx[w] = 0;
+                        finish(p, b, out, doff, &mut idx[..rank], w);
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,255 @@
+//! The W lerp of a blended row with in-register permutes instead of gathers.
+//!
+//! `out[j] = row[i0[j]] * w0[j] + row[i1[j]] * w1[j]` (the reference's outermost level).
+//! For `L` consecutive outputs (one vector) the taps usually fall in a window of at most `2L`
+//! row elements (upsampling, or downsampling up to about 2x), so two vector loads and a
+//! permute per tap replace an `L`-element gather, which costs about one load per element.
+//! The tables hold per block the window start and the byte indices into the window; the
+//! arithmetic is the gather kernel's (separate `*` and `+`, no FMA), so the bits are equal.
+
+use super::WTable;
+use crate::core::simd::{self, isa, Isa};
+
+/// Permute tables of a [`WTable`] for vectors of `lanes` f32.
+#[derive(Clone, Debug)]
+pub(crate) struct PermTable {
+    /// Vector width (f32 lanes).
+    pub lanes: usize,
+    /// Outputs per block: `lanes`, or half of it when strong downsampling widens the
+    /// windows (the upper lanes then compute nothing that is stored).
+    pub step: usize,
+    /// Per full block: the row element where its window starts.
+    pub base: Vec<u32>,
+    /// Per output element: `i0 - base` and `i1 - base` of its block (`< 2 * lanes`).
+    pub p0: Vec<u8>,
+    pub p1: Vec<u8>,
+    /// The elements after the full blocks, for the gather kernel.
+    pub tail: WTable,
+}
+
+impl PermTable {
+    /// The permute tables for this CPU's vectors, if every full block's window fits.
+    pub(crate) fn new(t: &WTable) -> Option<PermTable> {
+        let lanes = match isa() {
+            Isa::Avx512 => 16,
+            Isa::Avx2 => 8,
+            Isa::Base => return None,
+        };
+        if !cfg!(target_arch = "x86_64") {
+            return None;
+        }
+        Self::with_step(t, lanes, lanes).or_else(|| Self::with_step(t, lanes, lanes / 2))
+    }
+
+    fn with_step(t: &WTable, lanes: usize, step: usize) -> Option<PermTable> {
+        let n = t.i0.len();
+        let blocks = n / step;
+        let mut pt = PermTable {
+            lanes,
+            step,
+            base: Vec::with_capacity(blocks),
+            p0: Vec::with_capacity(blocks * step),
+            p1: Vec::with_capacity(blocks * step),
+            tail: WTable {
+                i0: t.i0[blocks * step..].to_vec(),
+                i1: t.i1[blocks * step..].to_vec(),
+                w0: t.w0[blocks * step..].to_vec(),
+                w1: t.w1[blocks * step..].to_vec(),
+            },
+        };
+        for k in 0..blocks {
+            let r = k * step..(k + 1) * step;
+            let lo = t.i0[r.clone()].iter().chain(&t.i1[r.clone()]).min()?;
+            let hi = t.i0[r.clone()].iter().chain(&t.i1[r.clone()]).max()?;
+            if (hi - lo) as usize >= 2 * lanes {
+                return None;
+            }
+            pt.base.push(*lo);
+            pt.p0
+                .extend(t.i0[r.clone()].iter().map(|&i| (i - lo) as u8));
+            pt.p1.extend(t.i1[r].iter().map(|&i| (i - lo) as u8));
+        }
+        Some(pt)
+    }
+}
+
+/// Row elements the permute kernel may read past the last tap (the second window load).
+pub(crate) const SLACK: usize = 32;
+
+/// The W lerp of `row` into `out` through `p` (built for `t`); `row` must hold
+/// [`SLACK`] readable elements after the last column `t` names.
+pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut [f32]) {
+    let n = out.len().min(t.i0.len());
+    // Built only where the full blocks and the tail cover the row exactly.
+    debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
+    #[cfg(target_arch = "x86_64")]
+    let full = {
+        let full = p.base.len();
+        match (p.lanes, p.step) {
+            (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), full),
+            (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), full),
+            (_, 8) => avx2(row, t, p, out.as_mut_ptr(), full),
+            _ => avx2_half(row, t, p, out.as_mut_ptr(), full),
+        }
+        full
+    };
+    // Permute tables are built on x86-64 only; elsewhere the tail is the whole row.
+    #[cfg(not(target_arch = "x86_64"))]
+    let full = 0;
+    simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
+}
+
+/// AVX-512 blocks of `STEP` (16 or 8) outputs: a 32-element window, two `vpermt2ps`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn avx512<const STEP: usize>(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    out: *mut f32,
+    blocks: usize,
+) {
+    use std::arch::x86_64::*;
+    let mask: __mmask16 = if STEP == 16 { 0xFFFF } else { 0x00FF };
+    let idx = |v: *const u8| {
+        if STEP == 16 {
+            _mm_loadu_si128(v as *const __m128i)
+        } else {
+            _mm_loadl_epi64(v as *const __m128i)
+        }
+    };
+    for k in 0..blocks {
+        let j = k * STEP;
+        let w = row.add(p.base[k] as usize);
+        let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
+        let q0 = _mm512_cvtepu8_epi32(idx(p.p0.as_ptr().add(j)));
+        let q1 = _mm512_cvtepu8_epi32(idx(p.p1.as_ptr().add(j)));
+        let v0 = _mm512_permutex2var_ps(a, q0, b);
+        let v1 = _mm512_permutex2var_ps(a, q1, b);
+        let w0 = _mm512_maskz_loadu_ps(mask, t.w0.as_ptr().add(j));
+        let w1 = _mm512_maskz_loadu_ps(mask, t.w1.as_ptr().add(j));
+        let r = _mm512_add_ps(_mm512_mul_ps(v0, w0), _mm512_mul_ps(v1, w1));
+        _mm512_mask_storeu_ps(out.add(j), mask, r);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks: usize) {
+    use std::arch::x86_64::*;
+    let seven = _mm256_set1_epi32(7);
+    for k in 0..blocks {
+        let j = k * 8;
+        let w = row.add(p.base[k] as usize);
+        let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
+        // Indices 0..16 over two registers: permute both, pick by bit 3.
+        macro_rules! pick {
+            ($q:expr) => {{
+                let q = $q;
+                let lo = _mm256_permutevar8x32_ps(a, q);
+                let hi = _mm256_permutevar8x32_ps(b, q);
+                _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
+            }};
+        }
+        let q0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p0.as_ptr().add(j) as *const __m128i));
+        let q1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p1.as_ptr().add(j) as *const __m128i));
+        let (v0, v1) = (pick!(q0), pick!(q1));
+        let w0 = _mm256_loadu_ps(t.w0.as_ptr().add(j));
+        let w1 = _mm256_loadu_ps(t.w1.as_ptr().add(j));
+        let r = _mm256_add_ps(_mm256_mul_ps(v0, w0), _mm256_mul_ps(v1, w1));
+        _mm256_storeu_ps(out.add(j), r);
+    }
+}
+
+/// AVX2 blocks of 4 outputs (windows up to 16 elements for strong downsampling).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2_half(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks: usize) {
+    use std::arch::x86_64::*;
+    let seven = _mm256_set1_epi32(7);
+    for k in 0..blocks {
+        let j = k * 4;
+        let w = row.add(p.base[k] as usize);
+        let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
+        macro_rules! pick {
+            ($v:expr) => {{
+                let q =
+                    _mm256_cvtepu8_epi32(_mm_cvtsi32_si128(($v as *const i32).read_unaligned()));
+                let lo = _mm256_permutevar8x32_ps(a, q);
+                let hi = _mm256_permutevar8x32_ps(b, q);
+                let v = _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)));
+                _mm256_castps256_ps128(v)
+            }};
+        }
+        let (v0, v1) = (pick!(p.p0.as_ptr().add(j)), pick!(p.p1.as_ptr().add(j)));
+        let w0 = _mm_loadu_ps(t.w0.as_ptr().add(j));
+        let w1 = _mm_loadu_ps(t.w1.as_ptr().add(j));
+        _mm_storeu_ps(
+            out.add(j),
+            _mm_add_ps(_mm_mul_ps(v0, w0), _mm_mul_ps(v1, w1)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::axis::{forward_taps, AxisRule};
+    use crate::core::kernels::images::expand;
+    use crate::core::Algorithm;
+
+    /// Every block width this CPU runs equals the gather kernel bit for bit, over ratios
+    /// from strong downsampling to upsampling and pixel sizes 1..8.
+    #[test]
+    fn permutes_equal_gathers() {
+        #[cfg(target_arch = "x86_64")]
+        let widths: Vec<(usize, usize)> = [(16, 16), (16, 8), (8, 8), (8, 4)]
+            .into_iter()
+            .filter(|&(l, _)| match l {
+                16 => is_x86_feature_detected!("avx512f"),
+                _ => is_x86_feature_detected!("avx2"),
+            })
+            .collect();
+        #[cfg(not(target_arch = "x86_64"))]
+        let widths: Vec<(usize, usize)> = Vec::new();
+        let mut x = 0x2545_F491u32;
+        let mut tested = 0;
+        for i in [1usize, 2, 5, 17, 64, 333] {
+            for o in [1usize, 3, 16, 40, 100, 129, 700] {
+                for nc in 1..=8 {
+                    let f = forward_taps(&AxisRule::OnednnHalfPixel, Algorithm::Linear, i, o);
+                    let f = expand(&f, nc);
+                    let t = WTable {
+                        i0: f.idx.iter().step_by(2).copied().collect(),
+                        i1: f.idx.iter().skip(1).step_by(2).copied().collect(),
+                        w0: f.wt.iter().step_by(2).copied().collect(),
+                        w1: f.wt.iter().skip(1).step_by(2).copied().collect(),
+                    };
+                    let row: Vec<f32> = (0..i * nc + SLACK)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 17;
+                            x ^= x << 5;
+                            f32::from_bits(x % 0x7F00_0000) - 1.0
+                        })
+                        .collect();
+                    let mut want = vec![0f32; o * nc];
+                    unsafe { simd::gather2(row.as_ptr(), &t, &mut want) };
+                    for &(lanes, step) in &widths {
+                        if let Some(p) = PermTable::with_step(&t, lanes, step) {
+                            let mut got = vec![0f32; o * nc];
+                            unsafe { lerp(row.as_ptr(), &t, &p, &mut got) };
+                            let same = got
+                                .iter()
+                                .zip(&want)
+                                .all(|(a, b)| a.to_bits() == b.to_bits());
+                            assert!(same, "{i}->{o} C={nc} lanes {lanes} step {step}");
+                            tested += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(widths.is_empty() || tested > 200, "{tested}");
+    }
+}

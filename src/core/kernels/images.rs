@@ -1,0 +1,148 @@
+//! Channels-last images (nhwc, nwc, ndhwc with few channels) on the `rows` kernel.
+//!
+//! With C = 3 the `lanes` kernels vectorise over 3 lanes only. Here a row of W pixels is
+//! one run of `W * C` contiguous elements: the reference's order (first resampled axis
+//! innermost, W outermost) is exactly "blend the other axes' src rows over the whole flat
+//! row, then lerp along W", and the W lerp reads element `i*C + c` for output element
+//! `ow*C + c` — a per-element tap table expanded once at plan time. nchw rows are the C = 1
+//! case of the same kernel.
+
+use super::super::dtype::store_f32;
+use super::super::reference::{post_ops, Bufs, Tables};
+use super::super::simd;
+use super::super::taps::FwdTaps;
+use super::super::{Algorithm, Direction, Problem};
+use super::{fwd_row_geom, RowGeom, MAX_ROW};
+
+/// Largest channel count served by the flat-row kernel; wider pixels vectorise well enough
+/// over the channels (`lanes`). Measured crossover: see `choose` notes in the README.
+pub(crate) const MAX_LANES: usize = 8;
+
+/// The flat-row geometry of a forward channels-last problem, if it is one: a contiguous
+/// identity axis `c` (2 <= C <= [`MAX_LANES`]) packed inside the last resampled axis `w`
+/// (stride C in src and dst), nothing blocked.
+pub(crate) fn image_rows(p: &Problem, t: &Tables, small: bool) -> Option<RowGeom> {
+    if p.direction != Direction::Forward {
+        return None;
+    }
+    let (s, d) = (&p.src, &p.dst);
+    let rank = s.rank();
+    if (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1) {
+        return None;
+    }
+    let w = *t.resampled.last()?;
+    let c = (0..rank).find(|&a| {
+        t.fwd[a].is_none()
+            && s.strides[a] == 1
+            && d.strides[a] == 1
+            && (2..=MAX_LANES).contains(&d.dims[a])
+            && s.strides[w] == d.dims[a]
+            && d.strides[w] == d.dims[a]
+    })?;
+    let nc = d.dims[c];
+    // Linear pixels that fill an AVX2 vector (f32/s32 with C = 8) lerp as fast in the lanes
+    // kernel, which reads each corner once (f32 C = 8, 2x down: 0.85x vs 0.65x of oneDNN).
+    if p.alg == Algorithm::Linear && nc * s.dtype.size() >= 32 {
+        return None;
+    }
+    let fits = |n: usize| n.checked_mul(nc).is_some_and(|e| e <= MAX_ROW);
+    if !fits(s.dims[w]) || !fits(d.dims[w]) {
+        return None;
+    }
+    Some(fwd_row_geom(p, t, w, Some((c, nc)), small))
+}
+
+/// The W table over the flat row: output element `o*nc + c` has the taps `i*nc + c` of
+/// output pixel `o`, with the same weights in the same order.
+pub(crate) fn expand(f: &FwdTaps, nc: usize) -> FwdTaps {
+    let nc32 = nc as u32;
+    FwdTaps::from_fn(f.outputs() * nc, |j, v| {
+        let (ii, ww) = f.taps(j / nc);
+        let c = (j % nc) as u32;
+        v.extend(ii.iter().zip(ww).map(|(&i, &w)| (i * nc32 + c, w)));
+    })
+}
+
+/// Stores a flat row of f32 results at dst element `off` with post-ops, the logical index
+/// of element `j` being `(w, c) = (j / nc, j % nc)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn finish_pixels(
+    p: &Problem,
+    b: Bufs<'_>,
+    vals: &[f32],
+    off: usize,
+    idx: &mut [usize],
+    w: usize,
+    c: usize,
+    nc: usize,
+) {
+    let dt = p.dst.dtype;
+    let sz = dt.size();
+    let base = b.dst.add(off * sz);
+    for (j, &v) in vals.iter().enumerate() {
+        idx[w] = j / nc;
+        idx[c] = j % nc;
+        let dp = base.add(j * sz);
+        store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
+    }
+    idx[w] = 0;
+    idx[c] = 0;
+}
+
+/// Calls `$f::<[u8; N]>(args)` for pixel sizes the compiler can copy in a few moves, or
+/// `$other` for the rest.
+macro_rules! by_pixel_size {
+    ($size:expr, $f:ident, ($($arg:expr),*), $other:expr) => {
+        match $size {
+            3 => $f::<[u8; 3]>($($arg),*),
+            6 => $f::<[u8; 6]>($($arg),*),
+            12 => $f::<[u8; 12]>($($arg),*),
+            16 => $f::<[u8; 16]>($($arg),*),
+            _ => $other,
+        }
+    };
+}
+
+#[inline(always)]
+unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+    let (s, d) = (src as *const T, dst as *mut T);
+    for (o, &i) in idx.iter().enumerate() {
+        d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+    }
+}
+
+/// `dst pixel o = src pixel idx[o]`, pixels of `size` bytes (a raw nearest row).
+pub(crate) unsafe fn gather_px(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
+    match size {
+        1 | 2 | 4 | 8 => simd::gather_raw(size, src, dst, idx),
+        _ => by_pixel_size!(size, gather_body, (src, dst, idx), {
+            for (o, &i) in idx.iter().enumerate() {
+                std::ptr::copy_nonoverlapping(src.add(i as usize * size), dst.add(o * size), size);
+            }
+        }),
+    }
+}
+
+#[inline(always)]
+unsafe fn repeat_body<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
+    let (s, d) = (src as *const T, dst as *mut T);
+    for i in 0..n {
+        let v = s.add(i).read_unaligned();
+        for j in 0..k {
+            d.add(i * k + j).write_unaligned(v);
+        }
+    }
+}
+
+/// `dst pixel i*k + j = src pixel i` for `i < n`, `j < k`, pixels of `size` bytes: nearest
+/// upsampling by an integer factor.
+pub(crate) unsafe fn repeat_px(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
+    match size {
+        1 | 2 | 4 | 8 => simd::repeat_raw(size, src, dst, n, k),
+        _ => by_pixel_size!(size, repeat_body, (src, dst, n, k), {
+            for i in 0..n * k {
+                std::ptr::copy_nonoverlapping(src.add(i / k * size), dst.add(i * size), size);
+            }
+        }),
+    }
+}
