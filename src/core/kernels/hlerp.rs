@@ -13,7 +13,8 @@ use crate::core::simd::{self, isa, Isa};
 /// Permute tables of a [`WTable`] for vectors of `lanes` f32.
 #[derive(Clone, Debug)]
 pub(crate) struct PermTable {
-    /// Vector width (f32 lanes).
+    /// Vector width (f32 lanes); only the x86-64 permute kernels read it.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub lanes: usize,
     /// Outputs per block: `lanes`, or half of it when strong downsampling widens the
     /// windows (the upper lanes then compute nothing that is stored).
