@@ -9,6 +9,7 @@ use super::faults;
 use super::kernels::{self, LaneGeom, RowGeom};
 use super::postops::PostOp;
 use super::reference::{self, Bufs, Tables};
+use super::simd::{self, Isa};
 use super::threads;
 use super::{Algorithm, CoreError, Direction, Problem};
 
@@ -39,6 +40,8 @@ pub struct Plan {
     problem: Problem,
     /// Its canonical form, which the tables, the strategy and the kernels refer to.
     exec: Problem,
+    /// The vector ISA the plan was built for and executes with.
+    isa: Isa,
     tables: Tables,
     strategy: Strategy,
 }
@@ -46,6 +49,16 @@ pub struct Plan {
 impl Plan {
     /// Validates `problem`, builds its tables and picks its kernel.
     pub fn new(problem: Problem) -> Result<Plan, CoreError> {
+        Self::with_isa(problem, simd::detected_isa())
+    }
+
+    /// As [`Plan::new`], for an ISA of this CPU other than the widest (tests run every
+    /// kernel variant in one process this way).
+    pub(crate) fn with_isa(problem: Problem, isa: Isa) -> Result<Plan, CoreError> {
+        simd::with_isa(isa, || Self::build(problem, isa))
+    }
+
+    fn build(problem: Problem, isa: Isa) -> Result<Plan, CoreError> {
         faults::maybe_panic();
         validate(&problem)?;
         reserve_tables(&problem)?;
@@ -59,6 +72,7 @@ impl Plan {
         Ok(Plan {
             problem,
             exec,
+            isa: isa.min(simd::detected_isa()),
             tables,
             strategy,
         })
@@ -153,17 +167,22 @@ impl Plan {
 
     unsafe fn run(&self, b: Bufs<'_>) {
         let (p, t) = (&self.exec, &self.tables);
+        let isa = self.isa;
+        // Every chunk, on whichever thread, dispatches on the plan's ISA.
+        let par = |n: usize, grain: usize, f: &(dyn Fn(usize, usize) + Sync)| {
+            threads::parallel_for(n, grain, |s, e| simd::with_isa(isa, || f(s, e)))
+        };
         match &self.strategy {
             Strategy::Lanes(g) if g.pixels.is_some() => {
                 let pr = g.pixels.as_ref().unwrap();
                 let per_run = (g.block * pr.taps.len()).max(1);
-                threads::parallel_for(pr.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                par(pr.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::lanes_rows(p, t, g, pr, b, s, e)
                 })
             }
             Strategy::Lanes(g) => {
                 let per_run = g.block.max(1);
-                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::lanes(p, t, g, b, s, e)
                 })
             }
@@ -171,32 +190,32 @@ impl Plan {
                 // Split by rows, not planes: one image plane keeps every thread busy.
                 let per_row = g.out_w.max(1);
                 let rows = g.runs * g.rows_per_run.max(1);
-                threads::parallel_for(rows, (GRAIN_ELEMS / per_row).max(1), |s, e| unsafe {
+                par(rows, (GRAIN_ELEMS / per_row).max(1), &|s, e| unsafe {
                     kernels::rows(p, t, g, b, s, e)
                 })
             }
             Strategy::BwdRows(g) => {
                 let per_run = g.out_w.max(1) * 4;
-                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::bwd_rows(p, t, g, b, s, e)
                 })
             }
             Strategy::BwdStream(g) => {
                 let per_run = kernels::bwd_stream::run_cost(p, g).max(1);
-                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::bwd_stream::run(p, t, g, b, s, e)
                 })
             }
             Strategy::Copy(g) => {
                 let per_run =
                     (p.dst.padded[g.inner] * g.inner2.map_or(1, |a| p.dst.padded[a])).max(1);
-                threads::parallel_for(g.runs, (GRAIN_ELEMS / per_run).max(1), |s, e| unsafe {
+                par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     copy::copy(p, g, b, s, e)
                 })
             }
             Strategy::Generic => {
                 let total: usize = p.dst.padded.iter().product();
-                threads::parallel_for(total, GRAIN_ELEMS / 4, |s, e| unsafe {
+                par(total, GRAIN_ELEMS / 4, &|s, e| unsafe {
                     reference::run_range(p, t, b, s, e)
                 })
             }

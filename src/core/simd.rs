@@ -9,7 +9,7 @@
 use super::dtype::{bf16_to_f32, DataType, Numerics};
 use std::sync::OnceLock;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86 variants: x86_64 only
 pub(crate) enum Isa {
     Base,
@@ -17,13 +17,12 @@ pub(crate) enum Isa {
     Avx512,
 }
 
-/// The widest vector ISA of this CPU (detected once).
-pub(crate) fn isa() -> Isa {
+/// The widest vector ISA of this CPU (detected once), capped by `RESAMPLE_ISA=base|avx2`.
+pub(crate) fn detected_isa() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
-            // RESAMPLE_ISA=base|avx2 caps the ISA (tests run every kernel variant this way).
             let cap = std::env::var("RESAMPLE_ISA").unwrap_or_default();
             if cap == "base" {
                 return Isa::Base;
@@ -37,6 +36,40 @@ pub(crate) fn isa() -> Isa {
         }
         Isa::Base
     })
+}
+
+/// Every ISA this CPU runs, narrowest first (tests check each in one process).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn available_isas() -> Vec<Isa> {
+    [Isa::Base, Isa::Avx2, Isa::Avx512]
+        .into_iter()
+        .filter(|&i| i <= detected_isa())
+        .collect()
+}
+
+thread_local! {
+    /// The ISA of the plan this thread is building or executing (see [`with_isa`]).
+    static CURRENT: std::cell::Cell<Option<Isa>> = const { std::cell::Cell::new(None) };
+}
+
+/// The ISA kernels dispatch on: the current plan's, else the detected one.
+#[inline]
+pub(crate) fn isa() -> Isa {
+    CURRENT.with(|c| c.get()).unwrap_or_else(detected_isa)
+}
+
+/// Runs `f` with kernels on this thread dispatched for `isa` (never above what the CPU
+/// has: that would execute instructions it lacks).
+#[inline]
+pub(crate) fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Isa>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CURRENT.with(|c| c.replace(Some(isa.min(detected_isa())))));
+    f()
 }
 
 /// The ISA as the verbose output reports it: on aarch64 the baseline is NEON (LLVM

@@ -226,29 +226,39 @@ fn random_problem(rng: &mut Rng) -> (Problem, Vec<Vec<u8>>) {
     )
 }
 
+/// Every kernel on every ISA this CPU has (one process; `Plan::with_isa`), bit for bit
+/// against the scalar reference.
 #[test]
 fn kernels_match_reference_bitwise() {
     let mut rng = Rng::new(20261121);
     let mut kinds = std::collections::HashMap::new();
+    let isas = crate::core::simd::available_isas();
     for case in 0..3000 {
         let (p, bins) = random_problem(&mut rng);
-        let plan = match Plan::new(p.clone()) {
-            Ok(plan) => plan,
-            Err(e) => panic!("case {case}: plan refused: {e}\n{p:?}"),
-        };
-        *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
         let src = fill(&mut rng, &p.src);
         let init = fill(&mut rng, &p.dst);
         let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
-        let (mut fast, mut slow) = (init.clone(), init.clone());
-        plan.execute(&src, &mut fast, &bins).unwrap();
-        plan.execute_reference(&src, &mut slow, &bins).unwrap();
-        if fast != slow {
-            let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
-            panic!(
-                "case {case} ({}): first differing byte {i}\n{p:?}",
-                plan.kernel_name()
-            );
+        let mut slow = init.clone();
+        for &isa in &isas {
+            let plan = match Plan::with_isa(p.clone(), isa) {
+                Ok(plan) => plan,
+                Err(e) => panic!("case {case}: plan refused: {e}\n{p:?}"),
+            };
+            if isa == isas[0] {
+                plan.execute_reference(&src, &mut slow, &bins).unwrap();
+            }
+            if Some(&isa) == isas.last() {
+                *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+            }
+            let mut fast = init.clone();
+            plan.execute(&src, &mut fast, &bins).unwrap();
+            if fast != slow {
+                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+                panic!(
+                    "case {case} ({}, {isa:?}): first differing byte {i}\n{p:?}",
+                    plan.kernel_name()
+                );
+            }
         }
     }
     for k in [
@@ -1080,4 +1090,16 @@ fn large_images_match_reference() {
             assert!(fast == slow, "{fin:?} -> {fout:?} {alg:?}");
         }
     }
+}
+
+/// A plan's ISA is a value: kernels dispatch on it on every thread that runs a chunk, and
+/// the thread's own setting comes back afterwards.
+#[test]
+fn plan_isa_is_a_value() {
+    use crate::core::simd::{available_isas, detected_isa, isa, with_isa};
+    for i in available_isas() {
+        with_isa(i, || assert_eq!(isa(), i));
+        assert_eq!(isa(), detected_isa());
+    }
+    assert_eq!(*available_isas().last().unwrap(), detected_isa());
 }
