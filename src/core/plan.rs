@@ -20,6 +20,8 @@ pub(crate) enum Strategy {
     Lanes(LaneGeom),
     /// Forward along a unit-stride resampled last axis (nchw): row blend, then W gather.
     Rows(RowGeom),
+    /// Forward f32 linear over small planes: one call per plane (kernels/planes.rs).
+    Planes(kernels::planes::PlaneGeom),
     /// Backward along a unit-stride resampled last axis (nchw): per-element gather.
     BwdRows(RowGeom),
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
@@ -91,6 +93,7 @@ impl Plan {
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(RowGeom { lane: Some(_), .. }) => "image_rows",
             Strategy::Rows(_) => "rows",
+            Strategy::Planes(_) => "planes",
             Strategy::BwdRows(_) => "bwd_rows",
             Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
@@ -194,6 +197,11 @@ impl Plan {
                     kernels::rows(p, t, g, b, s, e)
                 })
             }
+            Strategy::Planes(g) => par(
+                g.runs,
+                (GRAIN_ELEMS / g.outputs().max(1)).max(1),
+                &|s, e| unsafe { kernels::planes::run(p, t, g, b, s, e) },
+            ),
             Strategy::BwdRows(g) => {
                 let per_run = g.out_w.max(1) * 4;
                 par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {

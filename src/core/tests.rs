@@ -1103,3 +1103,97 @@ fn plan_isa_is_a_value() {
     }
     assert_eq!(*available_isas().last().unwrap(), detected_isa());
 }
+
+/// Small f32 linear planes (kernels/planes.rs) on every ISA: sizes 1..40, up and down,
+/// oneDNN, DirectML and PyTorch rules, N/C axes or none, src rows with gaps, special values.
+#[test]
+fn planes_match_reference_bitwise() {
+    let mut rng = Rng::new(4242);
+    let isas = crate::core::simd::available_isas();
+    let mut hits = 0;
+    for case in 0..600 {
+        let lead: Vec<usize> = (0..rng.below(3)).map(|_| rng.range(1, 4)).collect();
+        let (ih, iw) = (rng.range(1, 40), rng.range(1, 40));
+        let (oh, ow) = (rng.range(1, 40), rng.range(1, 40));
+        let rule = match rng.below(3) {
+            0 => AxisRule::OnednnHalfPixel,
+            1 => AxisRule::Affine {
+                scale: rng.f32(0.3, 3.0),
+                input_offset: rng.f32(-1.0, 1.0),
+                output_offset: rng.f32(-1.0, 1.0),
+                rounding: crate::core::NearestRounding::HalfUp,
+                antialias: false,
+            },
+            _ => AxisRule::TorchLinear {
+                scale: ih as f32 / oh as f32,
+                align_corners: rng.below(2) == 0,
+            },
+        };
+        let mut sdims = lead.clone();
+        sdims.extend([ih, iw]);
+        let mut ddims = lead.clone();
+        ddims.extend([oh, ow]);
+        let mut src = Layout::dense(DataType::F32, &sdims);
+        if rng.below(3) == 0 {
+            // Gaps after each src row and plane.
+            let r = sdims.len();
+            src.strides[r - 2] = iw + rng.range(1, 5);
+            for a in (0..r - 2).rev() {
+                src.strides[a] = src.strides[a + 1] * sdims[a + 1] + rng.below(7);
+            }
+        }
+        let mut axes = vec![AxisRule::Identity; lead.len()];
+        axes.extend([rule, rule]);
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Forward,
+            axes,
+            src: src.clone(),
+            dst: Layout::dense(DataType::F32, &ddims),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let mut sbuf = fill(&mut rng, &src);
+        if rng.below(4) == 0 {
+            for (k, v) in [-0.0f32, f32::INFINITY, f32::NAN, 1e-40].iter().enumerate() {
+                let at = (k * 4 + rng.below(sbuf.len() / 4) * 4) % sbuf.len().max(4);
+                sbuf[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+            }
+        }
+        let n = p.dst.span_bytes().unwrap();
+        let mut slow = vec![0u8; n];
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if isa == isas[0] {
+                plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
+                hits += (plan.kernel_name() == "planes") as usize;
+            }
+            let mut fast = vec![0xA5u8; n];
+            plan.execute(&sbuf, &mut fast, &[]).unwrap();
+            // Bit for bit, except which NaN comes out when two different NaNs meet in one
+            // sum (x86 returns the first operand's, and LLVM may commute a vector add).
+            let canon = |b: &mut Vec<u8>| {
+                for c in b.chunks_exact_mut(4) {
+                    if f32::from_ne_bytes(c.try_into().unwrap()).is_nan() {
+                        c.copy_from_slice(&f32::NAN.to_ne_bytes());
+                    }
+                }
+            };
+            canon(&mut fast);
+            canon(&mut slow);
+            if fast != slow {
+                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap() / 4 * 4;
+                let f = |b: &[u8]| f32::from_ne_bytes(b[i..i + 4].try_into().unwrap());
+                panic!(
+                    "case {case} {isa:?} {}: {sdims:?} -> {ddims:?} {rule:?}: at byte {i} {:?} ({:#x}) vs reference {:?} ({:#x})",
+                    plan.kernel_name(),
+                    f(&fast),
+                    f(&fast).to_bits(),
+                    f(&slow),
+                    f(&slow).to_bits()
+                );
+            }
+        }
+    }
+    assert!(hits > 400, "planes kernel ran in only {hits} of 600 cases");
+}

@@ -21,6 +21,7 @@ use super::{Algorithm, Direction, Problem, MAX_RANK};
 mod hlerp;
 mod images;
 mod lanes;
+pub(crate) mod planes;
 
 /// Lanes processed per inner chunk (keeps partial sums in L1).
 const LCH: usize = 256;
@@ -239,6 +240,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 lane: None,
                 wx: None,
             });
+        }
+        if let Some(g) = planes::plan(p, t) {
+            return Strategy::Planes(g);
         }
         return Strategy::Rows(fwd_row_geom(p, t, w, None, small));
     }
