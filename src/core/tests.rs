@@ -1197,3 +1197,29 @@ fn planes_match_reference_bitwise() {
     }
     assert!(hits > 400, "planes kernel ran in only {hits} of 600 cases");
 }
+
+/// Fuzzer finding: a channels-last problem whose identity pixel axis is huge built a
+/// per-pixel table of gigabytes at plan time. Plans now stay small (the walk falls back to
+/// per-run lanes) — and still compute the right values on a strided view of one element.
+#[test]
+fn huge_identity_pixel_axis_builds_no_huge_table() {
+    let f = DataType::F32;
+    // N, C = 16 (contiguous), W identity of 2^31 pixels with stride 0 (one pixel, broadcast).
+    let dims = [1usize, 16, 1 << 31];
+    let src = Layout::strided(f, &dims, &[16, 1, 0], 0);
+    let mut dst = Layout::strided(f, &dims, &[16, 1, 0], 0);
+    dst.dims = vec![1, 16, 1 << 31];
+    let p = Problem {
+        alg: Algorithm::Nearest,
+        direction: Direction::Forward,
+        axes: vec![AxisRule::Identity; 3],
+        src,
+        dst,
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    // Must return promptly without allocating a 2^31-entry table (an overlapping dst is
+    // the caller's problem to refuse; the core only has to stay bounded here).
+    let plan = Plan::new(p).unwrap();
+    assert_ne!(plan.kernel_name(), "lanes_rows");
+}

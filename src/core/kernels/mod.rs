@@ -317,12 +317,20 @@ pub(crate) fn fwd_row_geom(
     }
 }
 
+/// Most output pixels per row the row-wise lanes walk tabulates (32 MiB of table).
+const MAX_PIXELS: usize = 1 << 20;
+
 fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
     let rank = p.dst.rank();
     if p.direction != Direction::Forward || !l.small || l.block > ROW_BUF {
         return None;
     }
     let px = (0..rank).rev().find(|&a| a != l.c)?;
+    // The per-pixel table is built at plan time; an identity pixel axis is not bounded by
+    // the tap-table limit, so a huge one would allocate gigabytes (a fuzzer finding).
+    if p.dst.dims[px] > MAX_PIXELS {
+        return None;
+    }
     let stride = p.src.strides[px];
     let (taps, two_taps) = match &t.fwd[px] {
         None => (
