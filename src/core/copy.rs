@@ -28,12 +28,20 @@ pub(crate) struct CopyGeom {
 }
 
 /// The copy geometry when `p` is a forward problem without resampled axes.
+/// Most offset-table entries (all axes together) a copy plan builds.
+const MAX_TABLE: usize = 1 << 22;
+
 pub(crate) fn choose(p: &Problem, resampled: usize) -> Option<CopyGeom> {
     if resampled != 0 || p.direction != Direction::Forward {
         return None;
     }
     let (s, d) = (&p.src, &p.dst);
     let rank = d.rank();
+    // Offset tables hold an entry per index of every axis; beyond this many the scalar
+    // path (which tabulates nothing) runs instead of allocating gigabytes at plan time.
+    if d.padded.iter().sum::<usize>() > MAX_TABLE {
+        return None;
+    }
     let step = |a: usize| {
         if d.blocks[a] > 1 {
             d.inner_strides[a]

@@ -1223,3 +1223,22 @@ fn huge_identity_pixel_axis_builds_no_huge_table() {
     let plan = Plan::new(p).unwrap();
     assert_ne!(plan.kernel_name(), "lanes_rows");
 }
+
+/// Fuzzer finding: a layout conversion over a huge axis built per-index offset tables of
+/// gigabytes at plan time. Beyond the copy kernel's table limit the scalar path runs.
+#[test]
+fn huge_copy_builds_no_huge_table() {
+    let f = DataType::F32;
+    let n = 1usize << 31;
+    let p = Problem {
+        alg: Algorithm::Nearest,
+        direction: Direction::Forward,
+        axes: vec![AxisRule::Identity],
+        src: Layout::strided(f, &[n], &[1], 0),
+        dst: Layout::strided(DataType::Bf16, &[n], &[2], 0),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    let plan = Plan::new(p).unwrap();
+    assert_eq!(plan.kernel_name(), "generic");
+}
