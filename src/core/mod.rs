@@ -55,6 +55,16 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// Nearest without post-ops where copying the source bits equals the load / convert /
+    /// store round trip: every kernel may then move raw bytes.
+    pub(crate) fn raw_nearest(&self) -> bool {
+        self.alg == Algorithm::Nearest
+            && self.post_ops.is_empty()
+            && self
+                .numerics
+                .raw_copy_allowed(self.src.dtype, self.dst.dtype)
+    }
+
     /// (forward-input, forward-output) size of axis `d`.
     pub fn fwd_sizes(&self, d: usize) -> (usize, usize) {
         match self.direction {

@@ -94,7 +94,7 @@ unsafe fn element(p: &Problem, t: &Tables, b: Bufs<'_>, idx: &[usize]) {
                 let sptr = b
                     .src
                     .add(p.src.elem_offset(&src_idx[..idx.len()]) * p.src.dtype.size());
-                if p.post_ops.is_empty() && p.numerics.raw_copy_allowed(p.src.dtype, p.dst.dtype) {
+                if p.raw_nearest() {
                     std::ptr::copy_nonoverlapping(sptr, dptr, dsz);
                 } else {
                     let v = load_f32(sptr, p.src.dtype);

@@ -879,10 +879,7 @@ fn bwd_stream_matches_reference_bitwise() {
 /// packs C inside W: other kernels then run, and must match too).
 fn image_layout(rng: &mut Rng, dt: DataType, dims: &[usize]) -> Layout {
     let rank = dims.len();
-    let mut order: Vec<usize> = (0..rank).collect();
-    order.remove(1);
-    order.push(1);
-    let mut l = Layout::dense_permuted(dt, dims, &order);
+    let mut l = lanes_layout(dt, dims, 1);
     match rng.below(6) {
         0 => {
             // Gaps after each row: every axis outside W gets a larger stride.

@@ -639,9 +639,7 @@ pub(crate) unsafe fn lanes(
     let mut corners = Corners::new();
     let mut scratch = Vec::new();
     let mut vals = [0f32; LCH];
-    let raw = p.alg == Algorithm::Nearest
-        && p.post_ops.is_empty()
-        && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let raw = p.raw_nearest();
     let cdim = d.dims[g.c];
     let mut runs = Runs::new(p, t, &[(g.c, g.nblk, g.blk_dst, g.blk_src)], start);
     for _ in start..end {
@@ -790,9 +788,7 @@ pub(crate) unsafe fn rows(
     let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK];
     let mut out = vec![0f32; g.out_w];
     let mut one = [0f32; 1];
-    let raw = p.alg == Algorithm::Nearest
-        && p.post_ops.is_empty()
-        && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let raw = p.raw_nearest();
     // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
     // consecutive dst rows read the same src row, and a row copy beats a second gather.
     let mut prev: Option<(usize, usize)> = None;
@@ -1088,9 +1084,7 @@ pub(crate) unsafe fn lanes_rows(
     let npx = d.dims[px];
     let dstep = d.strides[px];
     let cdim = d.dims[g.c];
-    let raw = p.alg == Algorithm::Nearest
-        && p.post_ops.is_empty()
-        && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+    let raw = p.raw_nearest();
     // oneDNN's bf16 nearest is a bit copy with subnormal flush and NaN quieting.
     let bf16_onednn = p.alg == Algorithm::Nearest
         && p.post_ops.is_empty()
