@@ -466,15 +466,11 @@ fn onednn_backward_taps(m: OnednnMath, alg: Algorithm, in_size: usize, out_size:
     let (i_n, o_n) = (in_size, out_size);
     let clamp_o = |v: i64| v.clamp(0, o_n as i64) as u32;
     match alg {
-        Algorithm::Nearest => {
-            let lists: Vec<Vec<(u32, f32)>> = (0..i_n as i64)
-                .map(|x| {
-                    let (start, end) = (m.nearest_bwd_bound(x), m.nearest_bwd_bound(x + 1));
-                    (clamp_o(start)..clamp_o(end)).map(|o| (o, 1.0)).collect()
-                })
-                .collect();
-            BwdTaps::from_lists(1, &lists)
-        }
+        Algorithm::Nearest => BwdTaps::build(1, i_n, |x, push| {
+            let x = x as i64;
+            let (start, end) = (m.nearest_bwd_bound(x), m.nearest_bwd_bound(x + 1));
+            (clamp_o(start)..clamp_o(end)).for_each(|o| push(o, 1.0));
+        }),
         Algorithm::Linear => {
             let weight = |k: usize, o: u32| {
                 let s = m.src_coord(o as i64);
@@ -486,29 +482,25 @@ fn onednn_backward_taps(m: OnednnMath, alg: Algorithm, in_size: usize, out_size:
                 }
             };
             let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
-            let mut lists = Vec::with_capacity(2 * i_n);
-            for x in 0..i_n as i64 {
-                let start0 = if x == 0 {
-                    0
+            BwdTaps::build(2, 2 * i_n, |l, push| {
+                let (x, k) = ((l / 2) as i64, l % 2);
+                let (s, e) = if k == 0 {
+                    let start = if x == 0 {
+                        0
+                    } else {
+                        onednn_ceil_idx(m.dst_coord(x))
+                    };
+                    (start, onednn_ceil_idx(m.dst_coord(x + 1)).min(o_n as i64))
                 } else {
-                    onednn_ceil_idx(m.dst_coord(x))
+                    let end = if x == i_n as i64 - 1 {
+                        o_n as i64
+                    } else {
+                        after(m.dst_coord(x)).min(o_n as i64)
+                    };
+                    (after(m.dst_coord(x - 1)), end)
                 };
-                let end0 = onednn_ceil_idx(m.dst_coord(x + 1)).min(o_n as i64);
-                let start1 = after(m.dst_coord(x - 1));
-                let end1 = if x == i_n as i64 - 1 {
-                    o_n as i64
-                } else {
-                    after(m.dst_coord(x)).min(o_n as i64)
-                };
-                for (k, (s, e)) in [(start0, end0), (start1, end1)].into_iter().enumerate() {
-                    lists.push(
-                        (clamp_o(s)..clamp_o(e))
-                            .map(|o| (o, weight(k, o)))
-                            .collect(),
-                    );
-                }
-            }
-            BwdTaps::from_lists(2, &lists)
+                (clamp_o(s)..clamp_o(e)).for_each(|o| push(o, weight(k, o)));
+            })
         }
     }
 }

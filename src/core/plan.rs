@@ -270,10 +270,11 @@ fn build_tables(p: &Problem) -> Tables {
 
 /// Most table entries (taps, plus one bound per input) a plan may hold: larger tables
 /// are refused as out of memory rather than risking an abort on allocation.
-pub(crate) const MAX_TABLE_ENTRIES: f64 = (1u64 << 28) as f64;
+pub(crate) const MAX_TABLE_ENTRIES: f64 = (1u64 << 27) as f64;
 
-/// Bytes per table entry, generously: index, weight, bounds and list overheads.
-const TABLE_BYTES_PER_ENTRY: usize = 64;
+/// Bytes per table entry: a 4-byte index and a 4-byte weight per tap, a 4-byte bound (and
+/// a transient 4-byte cursor while transposing) per list; bounds count as entries.
+const TABLE_BYTES_PER_ENTRY: usize = 12;
 
 /// Taps one output of axis `d` reads at most: one for nearest, two for linear, the tent's
 /// width for antialiased linear (min(I, ~2/scale)).

@@ -57,14 +57,35 @@ impl FwdTaps {
     /// reads `i`, in increasing output order, with the forward weight.
     pub fn transpose(&self, inputs: usize) -> BwdTaps {
         let groups = self.max_taps().max(1);
-        let mut lists: Vec<Vec<(u32, f32)>> = vec![Vec::new(); inputs * groups];
+        // Counting sort into CSR: count per (input, position), prefix-sum, then place in
+        // increasing output order (no per-list allocations: tables may be large).
+        let mut bounds = vec![0u32; inputs * groups + 1];
         for o in 0..self.outputs() {
-            let (idx, wt) = self.taps(o);
-            for (k, (&i, &w)) in idx.iter().zip(wt).enumerate() {
-                lists[i as usize * groups + k].push((o as u32, w));
+            for (k, &i) in self.taps(o).0.iter().enumerate() {
+                bounds[i as usize * groups + k + 1] += 1;
             }
         }
-        BwdTaps::from_lists(groups, &lists)
+        for j in 1..bounds.len() {
+            bounds[j] += bounds[j - 1];
+        }
+        let n = bounds[inputs * groups] as usize;
+        let (mut out, mut wt) = (vec![0u32; n], vec![0f32; n]);
+        let mut next = bounds[..inputs * groups].to_vec();
+        for o in 0..self.outputs() {
+            let (idx, w) = self.taps(o);
+            for (k, (&i, &w)) in idx.iter().zip(w).enumerate() {
+                let slot = &mut next[i as usize * groups + k];
+                out[*slot as usize] = o as u32;
+                wt[*slot as usize] = w;
+                *slot += 1;
+            }
+        }
+        BwdTaps {
+            groups,
+            bounds,
+            out,
+            wt,
+        }
     }
 }
 
@@ -90,18 +111,24 @@ impl BwdTaps {
         (&self.out[b..e], &self.wt[b..e])
     }
 
-    pub fn from_lists(groups: usize, lists: &[Vec<(u32, f32)>]) -> Self {
+    /// Builds the table list by list, `inputs * groups` lists in (input, group) order:
+    /// `f(list, push)` pushes that list's `(output, weight)` entries.
+    pub fn build(
+        groups: usize,
+        lists: usize,
+        mut f: impl FnMut(usize, &mut dyn FnMut(u32, f32)),
+    ) -> Self {
         let mut t = BwdTaps {
             groups,
-            bounds: Vec::with_capacity(lists.len() + 1),
+            bounds: Vec::with_capacity(lists + 1),
             ..Default::default()
         };
         t.bounds.push(0);
-        for l in lists {
-            for &(o, w) in l {
+        for l in 0..lists {
+            f(l, &mut |o, w| {
                 t.out.push(o);
                 t.wt.push(w);
-            }
+            });
             t.bounds.push(t.out.len() as u32);
         }
         t

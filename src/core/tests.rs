@@ -1239,3 +1239,60 @@ fn huge_copy_builds_no_huge_table() {
     let plan = Plan::new(p).unwrap();
     assert_eq!(plan.kernel_name(), "generic");
 }
+
+/// Fuzzer finding (CI fuzz smoke): a backward problem over a 2^27-element input axis
+/// built its tables through one small vector per input — gigabytes for 2^28 entries.
+/// Backward tables are now built in place, and such a plan is refused before building.
+#[test]
+fn huge_backward_tables_fail_cleanly() {
+    let i = 1usize << 27;
+    let p = Problem {
+        alg: Algorithm::Linear,
+        direction: Direction::Backward,
+        axes: vec![AxisRule::OnednnHalfPixel],
+        src: Layout::dense(DataType::F32, &[i]),
+        dst: Layout::dense(DataType::F32, &[3]),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    assert_eq!(Plan::new(p).err(), Some(CoreError::OutOfMemory));
+}
+
+/// Transposed tables (counting sort) equal the per-input lists built the obvious way.
+#[test]
+fn transpose_matches_per_input_lists() {
+    use crate::core::axis::forward_taps;
+    for (i, o) in [(1, 1), (3, 7), (7, 3), (16, 5), (5, 16), (40, 13)] {
+        let onnx = |antialias| AxisRule::Onnx {
+            coord: crate::core::axis::OnnxCoord::HalfPixel,
+            nearest: crate::core::axis::OnnxNearest::RoundPreferFloor,
+            scale: o as f64 / i as f64,
+            antialias,
+        };
+        for rule in [
+            onnx(false),
+            onnx(true),
+            AxisRule::Floor {
+                ratio: i as f32 / o as f32,
+                exact: false,
+            },
+        ] {
+            let f = forward_taps(&rule, Algorithm::Linear, i, o);
+            let b = f.transpose(i);
+            for x in 0..i {
+                for g in 0..b.groups {
+                    let want: Vec<(u32, f32)> = (0..o)
+                        .filter_map(|oo| {
+                            let (idx, wt) = f.taps(oo);
+                            (idx.get(g) == Some(&(x as u32))).then(|| (oo as u32, wt[g]))
+                        })
+                        .collect();
+                    let (out, wt) = b.group(x, g);
+                    let got: Vec<(u32, f32)> =
+                        out.iter().copied().zip(wt.iter().copied()).collect();
+                    assert_eq!(got, want, "{rule:?} {i}->{o} input {x} group {g}");
+                }
+            }
+        }
+    }
+}
