@@ -65,12 +65,22 @@ fn bench_rule(
     let s: Vec<u8> = (0..p.src.span_bytes().unwrap() / 4)
         .flat_map(|i| ((i % 97) as f32 * 0.1).to_ne_bytes())
         .collect();
-    let mut d = vec![0u8; p.dst.span_bytes().unwrap()];
-    plan.execute(&s, &mut d, &[]).unwrap();
+    // dst 64-byte aligned (as oneDNN allocates memory objects), or 16 past it with
+    // RESAMPLE_BENCH_MISALIGN=1 (what malloc returns for large blocks).
+    let dn = p.dst.span_bytes().unwrap();
+    let mut raw = vec![0u8; dn + 128];
+    let shift = (64 - raw.as_ptr() as usize % 64) % 64
+        + if std::env::var("RESAMPLE_BENCH_MISALIGN").is_ok() {
+            16
+        } else {
+            0
+        };
+    let d = &mut raw[shift..shift + dn];
+    plan.execute(&s, d, &[]).unwrap();
     let (mut times, mut cpu) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         let (t, c) = (Instant::now(), cpu_ms());
-        plan.execute(&s, &mut d, &[]).unwrap();
+        plan.execute(&s, d, &[]).unwrap();
         times.push(t.elapsed().as_secs_f64() * 1e3);
         cpu.push(cpu_ms() - c);
     }
@@ -117,6 +127,28 @@ fn main() {
         Forward,
         nhwc(&[2, 256, 64, 64]),
         nhwc(&[2, 256, 128, 128]),
+    );
+    // Channels-last forward rows of the peer benchmark (issue 8).
+    for (c, i, o) in [
+        (256, (32, 32), (64, 64)),
+        (64, (112, 112), (75, 75)),
+        (64, (56, 56), (112, 112)),
+    ] {
+        bench(
+            &format!("linear fwd nhwc 8x{c} {}x{}->{}x{}", i.0, i.1, o.0, o.1),
+            Linear,
+            Forward,
+            nhwc(&[8, c, i.0, i.1]),
+            nhwc(&[8, c, o.0, o.1]),
+        );
+    }
+    let bf = |d: &[usize]| Layout::dense_permuted(DataType::Bf16, d, &[0, 2, 3, 1]);
+    bench(
+        "linear fwd nhwc bf16 4x48 20x32->40x64",
+        Linear,
+        Forward,
+        bf(&[4, 48, 20, 32]),
+        bf(&[4, 48, 40, 64]),
     );
     bench(
         "linear bwd nchw 3x3x227x227<-350",

@@ -4,12 +4,20 @@
 //! entry of the list, as OpenMP reads it), else the number of available cores. Work is split
 //! into coarse contiguous chunks with a minimum grain; with one thread or a small problem the
 //! caller's thread runs it directly.
+//!
+//! Workers spin for a short while after each job before they sleep (as OpenMP runtimes do):
+//! waking a sleeping thread costs tens of microseconds, far more than a small resampling,
+//! and inside a virtual machine an idle vCPU is halted and costs more still. The spin time
+//! is `RESAMPLE_SPIN_US` microseconds (default 500; 0 sleeps at once).
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 struct PoolState {
     threads: usize,
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Option<Arc<Pool>>,
 }
 
 fn state() -> &'static Mutex<PoolState> {
@@ -34,12 +42,24 @@ fn default_threads() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+fn spin_time() -> Duration {
+    static SPIN: OnceLock<Duration> = OnceLock::new();
+    *SPIN.get_or_init(|| {
+        let us = std::env::var("RESAMPLE_SPIN_US")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(500);
+        Duration::from_micros(us.min(1_000_000))
+    })
+}
+
 /// Sets the number of threads used by later executions; 0 restores the default.
 pub fn set_max_threads(n: usize) {
     let mut st = state().lock().unwrap_or_else(|e| e.into_inner());
     let n = if n == 0 { default_threads() } else { n };
     if n != st.threads {
         st.threads = n;
+        // Running jobs keep the old pool alive; its workers exit when it is dropped.
         st.pool = None;
     }
 }
@@ -49,21 +69,153 @@ pub fn max_threads() -> usize {
     state().lock().unwrap_or_else(|e| e.into_inner()).threads
 }
 
-/// The helper pool: `threads - 1` workers, since the calling thread works too.
-fn pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
+/// The pool of `threads - 1` workers (the calling thread works too), started on first use.
+fn pool() -> Option<Arc<Pool>> {
     let mut st = state().lock().unwrap_or_else(|e| e.into_inner());
     if st.threads <= 1 {
         return None;
     }
     if st.pool.is_none() {
-        st.pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(st.threads - 1)
-            .thread_name(|i| format!("resample-{i}"))
-            .build()
-            .ok()
-            .map(Arc::new);
+        st.pool = Pool::start(st.threads - 1).map(Arc::new);
     }
-    st.pool.clone().map(|p| (p, st.threads))
+    st.pool.clone()
+}
+
+/// One job: a type-erased `&dyn Fn()` on the submitter's stack, plus whether a worker's
+/// share of it panicked.
+struct Job<'a> {
+    work: &'a (dyn Fn() + Sync),
+    panicked: AtomicBool,
+}
+
+struct Shared {
+    /// The current job, null between jobs. Workers increment `inside` *before* loading it and
+    /// decrement after running it; the submitter clears it and then waits for `inside == 0`
+    /// before its stack frame (which the job points into) goes away.
+    job: AtomicPtr<Job<'static>>,
+    inside: AtomicUsize,
+    /// Bumped for every job; workers wait for it to change.
+    epoch: AtomicUsize,
+    shutdown: AtomicBool,
+    sleep: Mutex<()>,
+    wake: Condvar,
+}
+
+struct Pool {
+    shared: Arc<Shared>,
+    workers: usize,
+    /// One job at a time; a second caller meanwhile runs its work on its own thread.
+    submit: Mutex<()>,
+}
+
+impl Pool {
+    fn start(workers: usize) -> Option<Pool> {
+        let shared = Arc::new(Shared {
+            job: AtomicPtr::new(std::ptr::null_mut()),
+            inside: AtomicUsize::new(0),
+            epoch: AtomicUsize::new(0),
+            shutdown: AtomicBool::new(false),
+            sleep: Mutex::new(()),
+            wake: Condvar::new(),
+        });
+        let mut started = 0;
+        for i in 0..workers {
+            let sh = shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("resample-{i}"))
+                .spawn(move || worker(&sh));
+            if spawned.is_ok() {
+                started += 1;
+            }
+        }
+        (started > 0).then(|| Pool {
+            shared,
+            workers: started,
+            submit: Mutex::new(()),
+        })
+    }
+
+    /// Runs `work` on the calling thread and on every worker that wakes in time; returns when
+    /// all of them are done with it. A panic in any share is re-raised here.
+    fn run(&self, work: &(dyn Fn() + Sync)) {
+        let Ok(_one) = self.submit.try_lock() else {
+            return work();
+        };
+        let sh = &*self.shared;
+        let job = Job {
+            work,
+            panicked: AtomicBool::new(false),
+        };
+        // The 'static is a lie the protocol below makes harmless: the pointer is withdrawn
+        // and every worker that may have loaded it has left before `job` is dropped.
+        let ptr = &job as *const Job<'_> as *mut Job<'static>;
+        sh.job.store(ptr, SeqCst);
+        sh.epoch.fetch_add(1, SeqCst);
+        {
+            let _g = sh.sleep.lock().unwrap_or_else(|e| e.into_inner());
+            sh.wake.notify_all();
+        }
+        let mine = catch_unwind(AssertUnwindSafe(work));
+        sh.job.store(std::ptr::null_mut(), SeqCst);
+        let mut spins = 0u32;
+        while sh.inside.load(SeqCst) != 0 {
+            spins += 1;
+            if spins < 1 << 16 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        if let Err(e) = mine {
+            resume_unwind(e);
+        }
+        if job.panicked.load(SeqCst) {
+            panic!("a resampling worker thread panicked");
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, SeqCst);
+        let _g = self.shared.sleep.lock().unwrap_or_else(|e| e.into_inner());
+        self.shared.wake.notify_all();
+    }
+}
+
+fn worker(sh: &Shared) {
+    let mut seen = sh.epoch.load(SeqCst);
+    loop {
+        // Spin for the next job, then sleep until one is posted.
+        let t0 = Instant::now();
+        let mut n = 0u32;
+        while sh.epoch.load(SeqCst) == seen && !sh.shutdown.load(Relaxed) {
+            std::hint::spin_loop();
+            n = n.wrapping_add(1);
+            if n % 64 == 0 && t0.elapsed() >= spin_time() {
+                let mut g = sh.sleep.lock().unwrap_or_else(|e| e.into_inner());
+                while sh.epoch.load(SeqCst) == seen && !sh.shutdown.load(SeqCst) {
+                    g = sh.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+                }
+                break;
+            }
+        }
+        if sh.shutdown.load(SeqCst) {
+            return;
+        }
+        seen = sh.epoch.load(SeqCst);
+        sh.inside.fetch_add(1, SeqCst);
+        let j = sh.job.load(SeqCst);
+        if !j.is_null() {
+            // SAFETY: `inside` was raised before the load, so the submitter (which clears
+            // `job` and then waits for `inside == 0`) keeps `*j` alive until we leave.
+            let job = unsafe { &*j };
+            if catch_unwind(AssertUnwindSafe(job.work)).is_err() {
+                job.panicked.store(true, SeqCst);
+            }
+        }
+        sh.inside.fetch_sub(1, SeqCst);
+    }
 }
 
 /// Runs `f` over `0..items` split into contiguous chunks of at least `grain` items, in
@@ -78,16 +230,21 @@ pub fn parallel_for(items: usize, grain: usize, f: impl Fn(usize, usize) + Sync)
         return;
     }
     let pool = if items > grain { pool() } else { None };
-    let Some((pool, nthr)) = pool else {
+    let Some(pool) = pool else {
         f(0, items);
         return;
     };
+    let nthr = pool.workers + 1;
     // A few chunks per thread balance uneven rows without fine-grained overhead.
     let chunks = (items / grain).clamp(1, nthr * 8);
+    if chunks == 1 {
+        f(0, items);
+        return;
+    }
     let per = items.div_ceil(chunks);
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     let work = || loop {
-        let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let c = next.fetch_add(1, Relaxed);
         if c >= chunks {
             break;
         }
@@ -97,12 +254,7 @@ pub fn parallel_for(items: usize, grain: usize, f: impl Fn(usize, usize) + Sync)
             f(s, e);
         }
     };
-    pool.in_place_scope(|scope| {
-        for _ in 1..nthr.min(chunks) {
-            scope.spawn(|_| work());
-        }
-        work();
-    });
+    pool.run(&work);
 }
 
 #[cfg(test)]
@@ -128,6 +280,54 @@ mod tests {
                 );
             }
         }
+        set_max_threads(0);
+    }
+
+    /// A panic in any chunk (on a worker or on the caller) reaches the caller after every
+    /// share has finished, and the pool keeps working afterwards.
+    #[test]
+    fn panics_reach_the_caller_and_the_pool_survives() {
+        set_max_threads(3);
+        for bad in [0, 5, 15] {
+            let r = std::panic::catch_unwind(|| {
+                parallel_for(16, 1, |s, _| {
+                    if s == bad {
+                        panic!("injected");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                })
+            });
+            assert!(r.is_err(), "chunk {bad}");
+            let n = AtomicU32::new(0);
+            parallel_for(1000, 10, |s, e| {
+                n.fetch_add((e - s) as u32, Ordering::Relaxed);
+            });
+            assert_eq!(n.load(Ordering::Relaxed), 1000);
+        }
+        set_max_threads(0);
+    }
+
+    /// Callers on several threads at once each get all of their items run exactly once (one
+    /// of them uses the pool, the others run on their own thread).
+    #[test]
+    fn concurrent_callers() {
+        set_max_threads(2);
+        std::thread::scope(|sc| {
+            for t in 0..6 {
+                sc.spawn(move || {
+                    for round in 0..200 {
+                        let items = 100 + t * 37 + round;
+                        let seen: Vec<AtomicU32> = (0..items).map(|_| AtomicU32::new(0)).collect();
+                        parallel_for(items, 3, |s, e| {
+                            for c in &seen[s..e] {
+                                c.fetch_add(1, Ordering::Relaxed);
+                            }
+                        });
+                        assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+                    }
+                });
+            }
+        });
         set_max_threads(0);
     }
 }
