@@ -192,7 +192,7 @@ fn worker(sh: &Shared) {
         while sh.epoch.load(SeqCst) == seen && !sh.shutdown.load(Relaxed) {
             std::hint::spin_loop();
             n = n.wrapping_add(1);
-            if n % 64 == 0 && t0.elapsed() >= spin_time() {
+            if n.is_multiple_of(64) && t0.elapsed() >= spin_time() {
                 let mut g = sh.sleep.lock().unwrap_or_else(|e| e.into_inner());
                 while sh.epoch.load(SeqCst) == seen && !sh.shutdown.load(SeqCst) {
                     g = sh.wake.wait(g).unwrap_or_else(|e| e.into_inner());
