@@ -142,6 +142,21 @@ fn main() {
             nhwc(&[8, c, o.0, o.1]),
         );
     }
+    let ndhwc = |d: &[usize]| Layout::dense_permuted(f, d, &[0, 2, 3, 4, 1]);
+    bench(
+        "nearest fwd ndhwc 4x16 6x6x6->12x6x3 (small)",
+        Nearest,
+        Forward,
+        ndhwc(&[4, 16, 6, 6, 6]),
+        ndhwc(&[4, 16, 12, 6, 3]),
+    );
+    bench(
+        "nearest fwd nwc 16x64 32->64 (small)",
+        Nearest,
+        Forward,
+        Layout::dense_permuted(f, &[16, 64, 32], &[0, 2, 1]),
+        Layout::dense_permuted(f, &[16, 64, 64], &[0, 2, 1]),
+    );
     let bf = |d: &[usize]| Layout::dense_permuted(DataType::Bf16, d, &[0, 2, 3, 1]);
     bench(
         "linear fwd nhwc bf16 4x48 20x32->40x64",

@@ -45,7 +45,7 @@ pub struct Plan {
     /// The vector ISA the plan was built for and executes with.
     isa: Isa,
     tables: Tables,
-    strategy: Strategy,
+    pub(crate) strategy: Strategy,
 }
 
 impl Plan {

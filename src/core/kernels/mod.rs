@@ -51,6 +51,9 @@ pub(crate) struct LaneGeom {
 #[derive(Clone, Debug)]
 pub(crate) struct PixelRows {
     pub px: usize,
+    /// Raw nearest copies of short rows: the axis outside `px` whose rows are walked inside
+    /// one run too (dst rows back to back), `taps` then covering its pixels row by row.
+    pub px2: Option<usize>,
     pub runs: usize,
     /// Per output pixel: src element offsets of its two taps along `px` and their weights;
     /// with one tap (nearest, identity) the offsets are equal and `two_taps` is false.
@@ -355,13 +358,15 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
             (taps, two)
         }
     };
+    let (taps, px2) = merge_rows(p, t, l, px, taps);
     let runs = l.nblk
         * (0..rank)
-            .filter(|&a| a != l.c && a != px)
+            .filter(|&a| a != l.c && a != px && Some(a) != px2)
             .map(|a| p.dst.dims[a])
             .product::<usize>();
     let mut pr = PixelRows {
         px,
+        px2,
         runs,
         taps,
         two_taps,
@@ -370,6 +375,48 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
     };
     pr.flat = lanes::flat_row(p, l, &pr);
     Some(pr)
+}
+
+/// Pixels per run below which raw nearest copies take the next outer axis into the run.
+const SHORT_ROW: usize = 64;
+
+/// For a raw nearest copy with short rows, the pixel table of whole planes: the axis `px2`
+/// outside `px` (not the lane axis) joins the run when dst holds its rows back to back, so a
+/// run copies `dims[px2] * dims[px]` pixels instead of one short row (small 3-D problems
+/// spent most of their time in per-run setup).
+fn merge_rows(
+    p: &Problem,
+    t: &Tables,
+    l: &LaneGeom,
+    px: usize,
+    taps: Vec<(usize, usize, f32, f32)>,
+) -> (Vec<(usize, usize, f32, f32)>, Option<usize>) {
+    let d = &p.dst;
+    let Some(px2) = (0..px).rev().find(|&a| a != l.c) else {
+        return (taps, None);
+    };
+    let n2 = d.dims[px2];
+    if !p.raw_nearest()
+        || taps.len() >= SHORT_ROW
+        || n2 < 2
+        || d.strides[px2] != taps.len() * d.strides[px]
+        || n2.saturating_mul(taps.len()) > MAX_PIXELS
+    {
+        return (taps, None);
+    }
+    let stride2 = p.src.strides[px2];
+    let row_off = |o: usize| match &t.fwd[px2] {
+        None => o * stride2,
+        Some(f) => f.taps(o).0[0] as usize * stride2,
+    };
+    let merged = (0..n2)
+        .flat_map(|o2| {
+            let base = row_off(o2);
+            taps.iter()
+                .map(move |&(a, b, w0, w1)| (base + a, base + b, w0, w1))
+        })
+        .collect();
+    (merged, Some(px2))
 }
 
 /// Corner offsets and weights of one output point for at most 3 resampled axes with at most
@@ -1080,8 +1127,13 @@ pub(crate) unsafe fn lanes_rows(
     let (s, d) = (&p.src, &p.dst);
     let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
     let px = pr.px;
-    let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != px).collect();
-    let npx = d.dims[px];
+    let others: Vec<usize> = t
+        .resampled
+        .iter()
+        .copied()
+        .filter(|&a| a != px && Some(a) != pr.px2)
+        .collect();
+    let npx = pr.taps.len();
     let dstep = d.strides[px];
     let cdim = d.dims[g.c];
     let raw = p.raw_nearest();
@@ -1094,10 +1146,11 @@ pub(crate) unsafe fn lanes_rows(
     let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
     let mut buf = vec![0f32; group * g.block];
     let mut row = Vec::new();
+    let inside = pr.px2.map_or((px, 1, 0, 0), |a| (a, 1, 0, 0));
     let mut runs = Runs::new(
         p,
         t,
-        &[(g.c, g.nblk, g.blk_dst, g.blk_src), (px, 1, 0, 0)],
+        &[(g.c, g.nblk, g.blk_dst, g.blk_src), (px, 1, 0, 0), inside],
         start,
     );
     for _ in start..end {
