@@ -377,6 +377,9 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
     Some(pr)
 }
 
+/// Per output pixel: src offsets of its two taps, their weights (see [`PixelRows::taps`]).
+type PixelTaps = Vec<(usize, usize, f32, f32)>;
+
 /// Pixels per run below which raw nearest copies take the next outer axis into the run.
 const SHORT_ROW: usize = 64;
 
@@ -389,8 +392,8 @@ fn merge_rows(
     t: &Tables,
     l: &LaneGeom,
     px: usize,
-    taps: Vec<(usize, usize, f32, f32)>,
-) -> (Vec<(usize, usize, f32, f32)>, Option<usize>) {
+    taps: PixelTaps,
+) -> (PixelTaps, Option<usize>) {
     let d = &p.dst;
     let Some(px2) = (0..px).rev().find(|&a| a != l.c) else {
         return (taps, None);
