@@ -65,16 +65,13 @@ fn bench_rule(
     let s: Vec<u8> = (0..p.src.span_bytes().unwrap() / 4)
         .flat_map(|i| ((i % 97) as f32 * 0.1).to_ne_bytes())
         .collect();
-    // dst 64-byte aligned (as oneDNN allocates memory objects), or 16 past it with
-    // RESAMPLE_BENCH_MISALIGN=1 (what malloc returns for large blocks).
+    // dst 64-byte aligned (as oneDNN allocates memory objects), or that many bytes past it
+    // with RESAMPLE_BENCH_MISALIGN=n (16: what malloc returns for large blocks).
     let dn = p.dst.span_bytes().unwrap();
-    let mut raw = vec![0u8; dn + 128];
+    let mut raw = vec![0u8; dn + 4096];
     let shift = (64 - raw.as_ptr() as usize % 64) % 64
-        + if std::env::var("RESAMPLE_BENCH_MISALIGN").is_ok() {
-            16
-        } else {
-            0
-        };
+        + std::env::var("RESAMPLE_BENCH_MISALIGN")
+            .map_or(0, |v| v.parse::<usize>().unwrap_or(16) % 4096);
     let d = &mut raw[shift..shift + dn];
     plan.execute(&s, d, &[]).unwrap();
     let (mut times, mut cpu) = (Vec::new(), Vec::new());
@@ -156,6 +153,13 @@ fn main() {
         Forward,
         Layout::dense_permuted(f, &[16, 64, 32], &[0, 2, 1]),
         Layout::dense_permuted(f, &[16, 64, 64], &[0, 2, 1]),
+    );
+    bench(
+        "nearest fwd nhwc 8x64 56x56->112x112",
+        Nearest,
+        Forward,
+        nhwc(&[8, 64, 56, 56]),
+        nhwc(&[8, 64, 112, 112]),
     );
     let bf = |d: &[usize]| Layout::dense_permuted(DataType::Bf16, d, &[0, 2, 3, 1]);
     bench(

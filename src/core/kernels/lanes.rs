@@ -143,6 +143,15 @@ pub(crate) unsafe fn flat_run(
         if direct {
             // SAFETY: the run's pixels (valid lanes each, dstep apart) are its own.
             let o = (b.dst as *mut f32).add(r.doff + g.p0 * dstep);
+            if pr.stream && dstep == r.valid && !(o as usize).is_multiple_of(64) {
+                // Misaligned contiguous pixels: compute into scratch at dst's offset
+                // within a cache line, then stream the whole stretch.
+                let n = taps.len() * r.valid;
+                let s = simd::scratch_like(out, o as *const u8, n);
+                simd::wrow(rowp, taps, pr.two_taps, r.valid, s, r.valid, false);
+                simd::stream_copy(s as *const u8, o as *mut u8, 4 * n);
+                continue;
+            }
             simd::wrow(rowp, taps, pr.two_taps, r.valid, o, dstep, pr.stream);
             if r.pad > 0 {
                 for q in 0..taps.len() {
