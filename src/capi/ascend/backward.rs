@@ -145,7 +145,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = backward3d(
             false,
             gradOut,
@@ -173,7 +173,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dBackward(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearest3dBackward",
             workspace,
@@ -196,7 +196,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = backward3d(
             true,
             gradOut,
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackward(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearestExact3dBackward",
             workspace,
@@ -319,7 +319,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = backward2d(
             gradOut,
             outputSize,
@@ -344,7 +344,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dBackward(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearest2dBackward",
             workspace,
@@ -415,7 +415,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = backward1d(gradOut, outputSize, inputSize, scales, out);
         deliver(
             "aclnnUpsampleNearest1dBackwardGetWorkspaceSize",
@@ -434,7 +434,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dBackward(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearest1dBackward",
             workspace,
@@ -548,7 +548,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = exact_backward(
             4,
             gradOutput,
@@ -576,7 +576,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackward(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearestExact2dBackward",
             workspace,
@@ -597,7 +597,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = exact_backward(
             3,
             gradOutput,
@@ -625,7 +625,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackward(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearestExact1dBackward",
             workspace,

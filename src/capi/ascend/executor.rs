@@ -290,7 +290,7 @@ pub(crate) unsafe fn run(
 pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(
     executor: *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
             return ACLNN_ERR_PARAM_NULLPTR;
         }
@@ -302,7 +302,7 @@ pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(
 /// Frees an executor (NULL and already consumed executors are accepted).
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !executor.is_null() {
             free_executor(executor);
         }
@@ -348,9 +348,7 @@ pub unsafe extern "C" fn aclSetInputTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        set_addr(executor, false, index, tensor, addr)
-    })
+    aclnn_guard!({ set_addr(executor, false, index, tensor, addr) })
 }
 
 /// Rebinds output `index` (only 0, out or gradInput) of a repeatable executor.
@@ -361,9 +359,7 @@ pub unsafe extern "C" fn aclSetOutputTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        set_addr(executor, true, index, tensor, addr)
-    })
+    aclnn_guard!({ set_addr(executor, true, index, tensor, addr) })
 }
 
 #[cfg(test)]

@@ -140,7 +140,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = nearest3d(
             false,
             self_,
@@ -168,9 +168,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3d(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run("aclnnUpsampleNearest3d", workspace, workspaceSize, executor)
-    })
+    aclnn_guard!({ run("aclnnUpsampleNearest3d", workspace, workspaceSize, executor) })
 }
 
 /// Phase 1 of nearest-exact 3-D upsampling (f32, f16, bf16). The scales are used only when
@@ -186,7 +184,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = nearest3d(
             true,
             self_,
@@ -213,7 +211,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3d(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearestExact3d",
             workspace,
@@ -291,7 +289,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = nearest1d(self_, outputSize, None, out);
         deliver(
             "aclnnUpsampleNearest1dGetWorkspaceSize",
@@ -310,9 +308,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1d(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run("aclnnUpsampleNearest1d", workspace, workspaceSize, executor)
-    })
+    aclnn_guard!({ run("aclnnUpsampleNearest1d", workspace, workspaceSize, executor) })
 }
 
 /// Phase 1 of nearest 1-D upsampling with a float scale (used when > 0, for f32/f16/bf16).
@@ -325,7 +321,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dV2GetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = nearest1d(self_, outputSize, Some(scaleL), out);
         deliver(
             "aclnnUpsampleNearest1dV2GetWorkspaceSize",
@@ -344,7 +340,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dV2(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearest1dV2",
             workspace,
@@ -492,7 +488,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = nearest2d(self_, outputSize, None, out);
         deliver(
             "aclnnUpsampleNearest2dGetWorkspaceSize",
@@ -511,9 +507,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2d(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run("aclnnUpsampleNearest2d", workspace, workspaceSize, executor)
-    })
+    aclnn_guard!({ run("aclnnUpsampleNearest2d", workspace, workspaceSize, executor) })
 }
 
 /// Phase 1 of nearest 2-D upsampling with float scales: used only when both are > 0 (for
@@ -529,7 +523,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dV2GetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = nearest2d(self_, outputSize, Some((scalesH, scalesW)), out);
         deliver(
             "aclnnUpsampleNearest2dV2GetWorkspaceSize",
@@ -548,7 +542,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dV2(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearest2dV2",
             workspace,
@@ -624,7 +618,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = exact1d(self_, outputSize, scales, out, workspaceSize, executor);
         deliver(
             "aclnnUpsampleNearestExact1dGetWorkspaceSize",
@@ -643,7 +637,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1d(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearestExact1d",
             workspace,
@@ -726,7 +720,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         let r = exact2d(
             self_,
             outputSize,
@@ -752,7 +746,7 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2d(
     stream: aclrtStream,
 ) -> aclnnStatus {
     let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         run(
             "aclnnUpsampleNearestExact2d",
             workspace,

@@ -125,7 +125,7 @@ pub unsafe extern "C" fn aclCreateTensor(
     storageDimsNum: u64,
     tensorData: *mut c_void,
 ) -> *mut aclTensor {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         match make_tensor(
             viewDims,
             viewDimsNum,
@@ -157,7 +157,7 @@ pub unsafe extern "C" fn aclInitTensor(
     storageDimsNum: u64,
     tensorDataAddr: *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor);
         match make_tensor(
             viewDims,
@@ -182,7 +182,7 @@ pub unsafe extern "C" fn aclInitTensor(
 /// Frees a tensor (not its data). NULL is accepted.
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !tensor.is_null() {
             drop(Box::from_raw(tensor as *mut aclTensor));
         }
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStat
 /// Creates an int64 array by copying `size` values; NULL if `value` is NULL with `size > 0`.
 #[no_mangle]
 pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut aclIntArray {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         match copy_array(value, size) {
             Some(values) => Box::into_raw(Box::new(aclIntArray { values })),
             None => std::ptr::null_mut(),
@@ -203,7 +203,7 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
 
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !array.is_null() {
             drop(Box::from_raw(array as *mut aclIntArray));
         }
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnS
 /// Creates a float array by copying `size` values; NULL if `value` is NULL with `size > 0`.
 #[no_mangle]
 pub unsafe extern "C" fn aclCreateFloatArray(value: *const f32, size: u64) -> *mut aclFloatArray {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         match copy_array(value, size) {
             Some(values) => Box::into_raw(Box::new(aclFloatArray { values })),
             None => std::ptr::null_mut(),
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn aclCreateFloatArray(value: *const f32, size: u64) -> *m
 
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyFloatArray(array: *const aclFloatArray) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !array.is_null() {
             drop(Box::from_raw(array as *mut aclFloatArray));
         }
@@ -235,7 +235,7 @@ pub unsafe extern "C" fn aclDestroyFloatArray(array: *const aclFloatArray) -> ac
 /// Creates a bool array by copying `size` values (each byte read as 0 = false).
 #[no_mangle]
 pub unsafe extern "C" fn aclCreateBoolArray(value: *const bool, size: u64) -> *mut aclBoolArray {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         // Read bytes, not `bool`s: a C byte other than 0/1 must not be an invalid Rust bool.
         match copy_array(value as *const u8, size) {
             Some(bytes) => Box::into_raw(Box::new(aclBoolArray {
@@ -248,7 +248,7 @@ pub unsafe extern "C" fn aclCreateBoolArray(value: *const bool, size: u64) -> *m
 
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyBoolArray(array: *const aclBoolArray) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !array.is_null() {
             drop(Box::from_raw(array as *mut aclBoolArray));
         }
@@ -263,7 +263,7 @@ pub unsafe extern "C" fn aclCreateScalar(
     value: *mut c_void,
     dataType: aclDataType,
 ) -> *mut aclScalar {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         let n = dtype_size(dataType);
         if value.is_null() || n == 0 {
             return std::ptr::null_mut();
@@ -278,7 +278,7 @@ pub unsafe extern "C" fn aclCreateScalar(
 
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !scalar.is_null() {
             drop(Box::from_raw(scalar as *mut aclScalar));
         }
@@ -292,7 +292,7 @@ pub unsafe extern "C" fn aclCreateTensorList(
     value: *const *const aclTensor,
     size: u64,
 ) -> *mut aclTensorList {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         match copy_array(value, size) {
             Some(v) => Box::into_raw(Box::new(aclTensorList {
                 tensors: v.into_iter().map(|p| p as *mut aclTensor).collect(),
@@ -305,7 +305,7 @@ pub unsafe extern "C" fn aclCreateTensorList(
 /// Frees a tensor list and the tensors in it. NULL is accepted.
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyTensorList(array: *const aclTensorList) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !array.is_null() {
             let l = Box::from_raw(array as *mut aclTensorList);
             for t in l.tensors {
@@ -324,7 +324,7 @@ pub unsafe extern "C" fn aclCreateScalarList(
     value: *const *const aclScalar,
     size: u64,
 ) -> *mut aclScalarList {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         match copy_array(value, size) {
             Some(v) => Box::into_raw(Box::new(aclScalarList {
                 scalars: v.into_iter().map(|p| p as *mut aclScalar).collect(),
@@ -337,7 +337,7 @@ pub unsafe extern "C" fn aclCreateScalarList(
 /// Frees a scalar list and the scalars in it. NULL is accepted.
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyScalarList(array: *const aclScalarList) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !array.is_null() {
             let l = Box::from_raw(array as *mut aclScalarList);
             for s in l.scalars {
@@ -373,7 +373,7 @@ pub unsafe extern "C" fn aclGetViewShape(
     viewDims: *mut *mut i64,
     viewDimsNum: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, viewDims, viewDimsNum);
         if export_i64s(&(*tensor).view, viewDims, viewDimsNum) {
             ACLNN_SUCCESS
@@ -390,7 +390,7 @@ pub unsafe extern "C" fn aclGetStorageShape(
     storageDims: *mut *mut i64,
     storageDimsNum: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, storageDims, storageDimsNum);
         if export_i64s(&(*tensor).storage, storageDims, storageDimsNum) {
             ACLNN_SUCCESS
@@ -407,7 +407,7 @@ pub unsafe extern "C" fn aclGetViewStrides(
     stridesValue: *mut *mut i64,
     stridesNum: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, stridesValue, stridesNum);
         if export_i64s(&(*tensor).strides, stridesValue, stridesNum) {
             ACLNN_SUCCESS
@@ -422,7 +422,7 @@ pub unsafe extern "C" fn aclGetViewOffset(
     tensor: *const aclTensor,
     offset: *mut i64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, offset);
         *offset = (*tensor).offset;
         ACLNN_SUCCESS
@@ -434,7 +434,7 @@ pub unsafe extern "C" fn aclGetFormat(
     tensor: *const aclTensor,
     format: *mut aclFormat,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, format);
         *format = (*tensor).format;
         ACLNN_SUCCESS
@@ -446,7 +446,7 @@ pub unsafe extern "C" fn aclGetDataType(
     tensor: *const aclTensor,
     dataType: *mut aclDataType,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, dataType);
         *dataType = (*tensor).dtype;
         ACLNN_SUCCESS
@@ -458,7 +458,7 @@ pub unsafe extern "C" fn aclGetIntArraySize(
     array: *const aclIntArray,
     size: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, array, size);
         *size = (*array).values.len() as u64;
         ACLNN_SUCCESS
@@ -470,7 +470,7 @@ pub unsafe extern "C" fn aclGetFloatArraySize(
     array: *const aclFloatArray,
     size: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, array, size);
         *size = (*array).values.len() as u64;
         ACLNN_SUCCESS
@@ -482,7 +482,7 @@ pub unsafe extern "C" fn aclGetBoolArraySize(
     array: *const aclBoolArray,
     size: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, array, size);
         *size = (*array).values.len() as u64;
         ACLNN_SUCCESS
@@ -494,7 +494,7 @@ pub unsafe extern "C" fn aclGetTensorListSize(
     tensorList: *const aclTensorList,
     size: *mut u64,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensorList, size);
         *size = (*tensorList).tensors.len() as u64;
         ACLNN_SUCCESS
@@ -507,7 +507,7 @@ pub unsafe extern "C" fn aclSetRawTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor);
         (*tensor).data = addr;
         ACLNN_SUCCESS
@@ -519,7 +519,7 @@ pub unsafe extern "C" fn aclGetRawTensorAddr(
     tensor: *const aclTensor,
     addr: *mut *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         null_check!(ACLNN_ERR_PARAM_NULLPTR, tensor, addr);
         *addr = (*tensor).data;
         ACLNN_SUCCESS
@@ -529,11 +529,13 @@ pub unsafe extern "C" fn aclGetRawTensorAddr(
 /// Initialises the aclnn library (nothing to do on the CPU).
 #[no_mangle]
 pub unsafe extern "C" fn aclnnInit(configPath: *const std::ffi::c_char) -> aclnnStatus {
-    let _ = configPath;
-    ACLNN_SUCCESS
+    aclnn_guard!({
+        let _ = configPath;
+        ACLNN_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn aclnnFinalize() -> aclnnStatus {
-    ACLNN_SUCCESS
+    aclnn_guard!({ ACLNN_SUCCESS })
 }

@@ -72,39 +72,47 @@ unsafe fn host_free(p: *mut c_void) -> aclError {
 /// Initialises acl (bookkeeping only). `configPath` may be NULL.
 #[no_mangle]
 pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
-    let _ = configPath;
-    INIT_COUNT.fetch_add(1, Ordering::Relaxed);
-    ACL_SUCCESS
+    acl_guard!({
+        let _ = configPath;
+        INIT_COUNT.fetch_add(1, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn aclFinalize() -> aclError {
-    INIT_COUNT.store(0, Ordering::Relaxed);
-    ACL_SUCCESS
+    acl_guard!({
+        INIT_COUNT.store(0, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
 }
 
 /// Selects a device: any id >= 0 is accepted (they all are the CPU).
 #[no_mangle]
 pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
-    if deviceId < 0 {
-        return ACL_ERROR_RT_INVALID_DEVICEID;
-    }
-    DEVICE.store(deviceId, Ordering::Relaxed);
-    ACL_SUCCESS
+    acl_guard!({
+        if deviceId < 0 {
+            return ACL_ERROR_RT_INVALID_DEVICEID;
+        }
+        DEVICE.store(deviceId, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
-    if deviceId < 0 {
-        return ACL_ERROR_RT_INVALID_DEVICEID;
-    }
-    let _ = DEVICE.compare_exchange(deviceId, -1, Ordering::Relaxed, Ordering::Relaxed);
-    ACL_SUCCESS
+    acl_guard!({
+        if deviceId < 0 {
+            return ACL_ERROR_RT_INVALID_DEVICEID;
+        }
+        let _ = DEVICE.compare_exchange(deviceId, -1, Ordering::Relaxed, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         null_check!(ACL_ERROR_INVALID_PARAM, deviceId);
         let d = DEVICE.load(Ordering::Relaxed);
         if d < 0 {
@@ -141,19 +149,19 @@ fn known_handle(h: *mut c_void) -> bool {
 /// Creates a stream handle (work is synchronous; the stream only exists for bookkeeping).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { new_handle(stream) })
+    acl_guard!({ new_handle(stream) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { drop_handle(stream) })
+    acl_guard!({ drop_handle(stream) })
 }
 
 /// Waits for the stream: every call already finished, so this only checks the handle
 /// (NULL is the default stream).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if known_handle(stream) {
             ACL_SUCCESS
         } else {
@@ -164,12 +172,12 @@ pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError
 
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
-    ACL_SUCCESS
+    acl_guard!({ ACL_SUCCESS })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if deviceId < 0 {
             return ACL_ERROR_RT_INVALID_DEVICEID;
         }
@@ -179,12 +187,12 @@ pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { drop_handle(context) })
+    acl_guard!({ drop_handle(context) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if !context.is_null() && known_handle(context) {
             ACL_SUCCESS
         } else {
@@ -196,7 +204,7 @@ pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclErr
 /// This library runs on the host; memory copies are plain copies either way.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         null_check!(ACL_ERROR_INVALID_PARAM, runMode);
         *runMode = ACL_HOST;
         ACL_SUCCESS
@@ -211,23 +219,23 @@ pub unsafe extern "C" fn aclrtMalloc(
     policy: aclrtMemMallocPolicy,
 ) -> aclError {
     let _ = policy;
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_alloc(devPtr, size) })
+    acl_guard!({ host_alloc(devPtr, size) })
 }
 
 /// Frees memory from `aclrtMalloc`; an unknown pointer is `ACL_ERROR_INVALID_PARAM`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_free(devPtr) })
+    acl_guard!({ host_free(devPtr) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_alloc(hostPtr, size) })
+    acl_guard!({ host_alloc(hostPtr, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_free(hostPtr) })
+    acl_guard!({ host_free(hostPtr) })
 }
 
 unsafe fn copy(
@@ -261,9 +269,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: aclrtMemcpyKind,
 ) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        copy(dst, destMax, src, count, kind)
-    })
+    acl_guard!({ copy(dst, destMax, src, count, kind) })
 }
 
 /// As `aclrtMemcpy` (the copy is done before returning).
@@ -276,7 +282,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     kind: aclrtMemcpyKind,
     stream: aclrtStream,
 ) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if !known_handle(stream) {
             return ACL_ERROR_RT_PARAM_INVALID;
         }
@@ -292,7 +298,7 @@ pub unsafe extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if count > maxCount {
             return ACL_ERROR_INVALID_PARAM;
         }

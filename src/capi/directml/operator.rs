@@ -6,7 +6,7 @@
 #![allow(non_snake_case)]
 
 use super::descriptor::{read_operator, OpSpec};
-use super::refusal::{finish, Refusal, PANIC_HR};
+use super::refusal::{finish, Refusal};
 use super::tensor::{calc_buffer_tensor_size, Tensor};
 use super::types::*;
 use crate::capi::exec::Raw;
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn DMLCreateOperator(
     desc: *const DML_OPERATOR_DESC,
     op: *mut *mut DMLOperator,
 ) -> HRESULT {
-    ffi_guard!(PANIC_HR, { finish("DMLCreateOperator", create(desc, op)) })
+    dml_guard!({ finish("DMLCreateOperator", create(desc, op)) })
 }
 
 /// Reads binding `b` of `rule`, returning the tensor's byte range start.
@@ -235,7 +235,7 @@ pub unsafe extern "C" fn DMLExecuteOperator(
     outputCount: UINT,
     outputs: *const DML_BUFFER_BINDING,
 ) -> HRESULT {
-    ffi_guard!(PANIC_HR, {
+    dml_guard!({
         finish(
             "DMLExecuteOperator",
             execute(op, inputCount, inputs, outputCount, outputs),
@@ -246,7 +246,7 @@ pub unsafe extern "C" fn DMLExecuteOperator(
 /// Destroys an operator. NULL is accepted and ignored.
 #[no_mangle]
 pub unsafe extern "C" fn DMLReleaseOperator(op: *mut DMLOperator) {
-    ffi_guard!((), {
+    ffi_guard!({
         if !op.is_null() {
             drop(Box::from_raw(op));
         }
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn DMLCalcBufferTensorSize(
     sizes: *const UINT,
     strides: *const UINT,
 ) -> UINT64 {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         let n = dimensionCount as usize;
         if sizes.is_null() || n == 0 || n > DML_TENSOR_DIMENSION_COUNT_MAX1 as usize {
             return 0;

@@ -471,15 +471,13 @@ pub unsafe extern "C" fn resample_plan_create(
     plan: *mut *mut resample_plan_t,
     problem: *const resample_problem_t,
 ) -> resample_status_t {
-    ffi_guard!(RESAMPLE_RUNTIME_ERROR, {
-        finish("create", plan_create(plan, problem))
-    })
+    native_guard!({ finish("create", plan_create(plan, problem)) })
 }
 
 /// Destroys a plan (NULL is ignored). No execution of it may be running.
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_destroy(plan: *mut resample_plan_t) {
-    ffi_guard!((), {
+    ffi_guard!({
         if !plan.is_null() {
             drop(Box::from_raw(plan));
         }
@@ -489,7 +487,7 @@ pub unsafe extern "C" fn resample_plan_destroy(plan: *mut resample_plan_t) {
 /// Bytes src must hold (from its base pointer to one past its last element).
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_src_bytes(plan: *const resample_plan_t) -> usize {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         null_check!(0, plan);
         (*plan).src_bytes
     })
@@ -498,7 +496,7 @@ pub unsafe extern "C" fn resample_plan_src_bytes(plan: *const resample_plan_t) -
 /// Bytes dst must hold.
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_dst_bytes(plan: *const resample_plan_t) -> usize {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         null_check!(0, plan);
         (*plan).dst_bytes
     })
@@ -507,7 +505,7 @@ pub unsafe extern "C" fn resample_plan_dst_bytes(plan: *const resample_plan_t) -
 /// Name of the kernel the plan runs (static string; "" for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_kernel(plan: *const resample_plan_t) -> *const c_char {
-    ffi_guard!(c"".as_ptr(), {
+    ffi_guard!(sentinel = c"".as_ptr(), {
         null_check!(c"".as_ptr(), plan);
         match (*plan).plan.kernel_name() {
             "lanes_rows" => c"lanes_rows".as_ptr(),
@@ -566,16 +564,16 @@ pub unsafe extern "C" fn resample_execute(
     dst: *mut c_void,
     dst_size: usize,
 ) -> resample_status_t {
-    ffi_guard!(RESAMPLE_RUNTIME_ERROR, {
-        finish("execute", execute(plan, src, src_size, dst, dst_size))
-    })
+    native_guard!({ finish("execute", execute(plan, src, src_size, dst, dst_size)) })
 }
 
 /// Message of the last failed native call on this thread ("" if none); valid until the
 /// thread's next failing call.
 #[no_mangle]
 pub extern "C" fn resample_last_error() -> *const c_char {
-    ffi_guard!(c"".as_ptr(), { LAST_ERROR.with(|e| e.borrow().as_ptr()) })
+    ffi_guard!(sentinel = c"".as_ptr(), {
+        LAST_ERROR.with(|e| e.borrow().as_ptr())
+    })
 }
 
 /// Name of a status code ("success", "invalid_argument", ...).

@@ -141,7 +141,7 @@ unsafe fn attr_mut<'a>(a: *mut dnnl_primitive_attr) -> Option<&'a mut dnnl_primi
 pub unsafe extern "C" fn dnnl_primitive_attr_create(
     attr: *mut dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if attr.is_null() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -162,7 +162,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_clone(
     attr: *mut dnnl_primitive_attr_t,
     existing_attr: const_dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(a), false) = (attr_ref(existing_attr), attr.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_clone(
 /// descriptor are refused.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_primitive_attr_destroy(attr: dnnl_primitive_attr_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if attr.is_null() {
             return dnnl_success;
         }
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_scratchpad_mode(
     attr: const_dnnl_primitive_attr_t,
     mode: *mut dnnl_scratchpad_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -216,7 +216,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scratchpad_mode(
     attr: dnnl_primitive_attr_t,
     mode: dnnl_scratchpad_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         match attr_mut(attr) {
             Some(a)
                 if (dnnl_scratchpad_mode_library..=dnnl_scratchpad_mode_user).contains(&mode) =>
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_fpmath_mode(
     attr: const_dnnl_primitive_attr_t,
     mode: *mut dnnl_fpmath_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -256,7 +256,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_fpmath_mode(
     attr: dnnl_primitive_attr_t,
     mode: dnnl_fpmath_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         match attr_mut(attr) {
             Some(a) if (dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode) => {
                 a.fpmath_mode = mode;
@@ -276,7 +276,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_post_ops(
     attr: const_dnnl_primitive_attr_t,
     post_ops: *mut const_dnnl_post_ops_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(a), false) = (attr_ref(attr), post_ops.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -294,7 +294,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_post_ops(
     attr: dnnl_primitive_attr_t,
     post_ops: const_dnnl_post_ops_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(po) = post_ops_ref(post_ops).cloned() else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -339,7 +339,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_output_scales(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_ref(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -363,7 +363,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_output_scales(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_mut(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -396,7 +396,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_scales(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_ref(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -434,7 +434,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_mut(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -467,7 +467,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_zero_points(
     mask: *mut c_int,
     zero_points: *mut *const i32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_ref(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -498,7 +498,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_zero_points(
     mask: c_int,
     zero_points: *const i32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_mut(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -533,7 +533,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_rnn_data_qparams(
     scale: f32,
     shift: f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         match attr_mut(attr) {
             Some(a) => {
                 a.rnn_data_qparams = (scale, shift);
@@ -554,7 +554,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_rnn_data_qparams(
     scale: *mut f32,
     shift: *mut f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_ref(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -608,9 +608,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_rnn_weights_qparams(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        set_rnn_quant(attr, count, mask, scales, false)
-    })
+    onednn_guard!({ set_rnn_quant(attr, count, mask, scales, false) })
 }
 
 /// RNN weights quantization scales.
@@ -621,7 +619,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_rnn_weights_qparams(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_ref(attr) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -642,9 +640,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_rnn_weights_projection_qparams(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        set_rnn_quant(attr, count, mask, scales, true)
-    })
+    onednn_guard!({ set_rnn_quant(attr, count, mask, scales, true) })
 }
 
 /// RNN weights-projection quantization scales.
@@ -655,7 +651,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_rnn_weights_projection_qparams(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(a) = attr_ref(attr) else {
             return refuse(
                 dnnl_invalid_arguments,

@@ -127,7 +127,7 @@ pub unsafe extern "C" fn dnnl_resampling_forward_desc_init(
     src_desc: *const dnnl_memory_desc_t,
     dst_desc: *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if prop_kind != dnnl_forward_training && prop_kind != dnnl_forward_inference {
             return refuse(
                 dnnl_invalid_arguments,
@@ -155,7 +155,7 @@ pub unsafe extern "C" fn dnnl_resampling_backward_desc_init(
     diff_src_desc: *const dnnl_memory_desc_t,
     diff_dst_desc: *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         desc_init(
             resampling_desc,
             dnnl_backward_data,

@@ -32,7 +32,7 @@ pub(crate) unsafe fn stream_ref<'a>(s: *const dnnl_stream) -> Option<&'a dnnl_st
 /// Number of engines of `kind`: 1 for the CPU, 0 otherwise.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_engine_get_count(kind: dnnl_engine_kind_t) -> usize {
-    ffi_guard!(0, { (kind == dnnl_cpu) as usize })
+    ffi_guard!(sentinel = 0, { (kind == dnnl_cpu) as usize })
 }
 
 /// Creates an engine; only `dnnl_cpu` with index 0 exists.
@@ -42,7 +42,7 @@ pub unsafe extern "C" fn dnnl_engine_create(
     kind: dnnl_engine_kind_t,
     index: usize,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if engine.is_null() {
             return refuse(dnnl_invalid_arguments, "engine_create: engine is NULL");
         }
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn dnnl_engine_get_kind(
     engine: dnnl_engine_t,
     kind: *mut dnnl_engine_kind_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(e), false) = (engine_ref(engine), kind.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn dnnl_engine_get_kind(
 /// Destroys an engine (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_engine_destroy(engine: dnnl_engine_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if engine.is_null() {
             return dnnl_success;
         }
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn dnnl_stream_create(
     engine: dnnl_engine_t,
     flags: c_uint,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if stream.is_null() || engine_ref(engine).is_none() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn dnnl_stream_get_engine(
     stream: const_dnnl_stream_t,
     engine: *mut dnnl_engine_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(s), false) = (stream_ref(stream), engine.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn dnnl_stream_get_engine(
 /// Waits for a stream: execution is synchronous, so this only checks the handle.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_stream_wait(stream: dnnl_stream_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         match stream_ref(stream) {
             Some(s) => {
                 let _ = s.flags;
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn dnnl_stream_wait(stream: dnnl_stream_t) -> dnnl_status_
 /// Destroys a stream (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_stream_destroy(stream: dnnl_stream_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if stream.is_null() {
             return dnnl_success;
         }

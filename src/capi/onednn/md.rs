@@ -361,7 +361,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
     data_type: dnnl_data_type_t,
     tag: dnnl_format_tag_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if memory_desc.is_null() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -400,7 +400,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
     data_type: dnnl_data_type_t,
     strides: *const dnnl_dim_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if memory_desc.is_null() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -455,7 +455,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
     dims: *const dnnl_dim_t,
     offsets: *const dnnl_dim_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if memory_desc.is_null()
             || parent_memory_desc.is_null()
             || dims.is_null()
@@ -545,7 +545,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
     in_memory_desc: *const dnnl_memory_desc_t,
     permutation: *const c_int,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if out_memory_desc.is_null() || in_memory_desc.is_null() || permutation.is_null() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -651,7 +651,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_equal(
     lhs: *const dnnl_memory_desc_t,
     rhs: *const dnnl_memory_desc_t,
 ) -> c_int {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         if lhs == rhs {
             return 1;
         }
@@ -715,7 +715,7 @@ pub(crate) fn md_size(md: &dnnl_memory_desc_t) -> usize {
 pub unsafe extern "C" fn dnnl_memory_desc_get_size(
     memory_desc: *const dnnl_memory_desc_t,
 ) -> usize {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         if memory_desc.is_null() {
             return 0;
         }
@@ -726,7 +726,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_get_size(
 /// Size in bytes of one element of `data_type`.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
-    ffi_guard!(usize::MAX, { dt_size(data_type) })
+    ffi_guard!(sentinel = usize::MAX, { dt_size(data_type) })
 }
 
 #[cfg(test)]

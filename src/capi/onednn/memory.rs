@@ -159,7 +159,7 @@ pub unsafe extern "C" fn dnnl_memory_create(
     engine: dnnl_engine_t,
     handle: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if memory.is_null() || memory_desc.is_null() || engine_ref(engine).is_none() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn dnnl_memory_get_memory_desc(
     memory: const_dnnl_memory_t,
     memory_desc: *mut *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(m), false) = (memory_ref(memory), memory_desc.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn dnnl_memory_get_engine(
     memory: const_dnnl_memory_t,
     engine: *mut dnnl_engine_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(m), false) = (memory_ref(memory), engine.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -235,7 +235,7 @@ pub unsafe extern "C" fn dnnl_memory_map_data(
     memory: const_dnnl_memory_t,
     mapped_ptr: *mut *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(m), false) = (memory_ref(memory), mapped_ptr.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -253,7 +253,7 @@ pub unsafe extern "C" fn dnnl_memory_unmap_data(
     memory: const_dnnl_memory_t,
     mapped_ptr: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let _ = mapped_ptr;
         match memory_ref(memory) {
             Some(_) => dnnl_success,
@@ -268,7 +268,7 @@ pub unsafe extern "C" fn dnnl_memory_get_data_handle(
     memory: const_dnnl_memory_t,
     handle: *mut *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(m), false) = (memory_ref(memory), handle.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -286,7 +286,7 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle(
     memory: dnnl_memory_t,
     handle: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         match memory_ref(memory) {
             Some(m) => m.set_handle(handle),
             None => refuse(dnnl_invalid_arguments, "memory_set_data_handle: bad memory"),
@@ -301,7 +301,7 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
     handle: *mut c_void,
     stream: dnnl_stream_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if !stream.is_null() && stream_ref(stream).is_none() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
 /// Destroys a memory object and any buffer the library allocated for it (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_memory_destroy(memory: dnnl_memory_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if memory.is_null() {
             return dnnl_success;
         }

@@ -327,7 +327,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_create(
     engine: dnnl_engine_t,
     hint_forward_primitive_desc: const_dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if primitive_desc.is_null() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -350,7 +350,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_clone(
     primitive_desc: *mut dnnl_primitive_desc_t,
     existing_primitive_desc: const_dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(pd), false) = (pd_ref(existing_primitive_desc), primitive_desc.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -368,7 +368,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_get_attr(
     primitive_desc: const_dnnl_primitive_desc_t,
     attr: *mut const_dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(pd), false) = (pd_ref(primitive_desc), attr.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -385,7 +385,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_get_attr(
 pub unsafe extern "C" fn dnnl_primitive_desc_destroy(
     primitive_desc: dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if primitive_desc.is_null() {
             return dnnl_success;
         }
@@ -407,7 +407,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
     index: c_int,
     result: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(pd), false) = (pd_ref(primitive_desc), result.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -469,7 +469,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
     what: dnnl_query_t,
     index: c_int,
 ) -> *const dnnl_memory_desc_t {
-    ffi_guard!(std::ptr::null(), {
+    ffi_guard!({
         let md_query = (dnnl_query_src_md..=dnnl_query_scratchpad_md).contains(&what)
             || what == dnnl_query_exec_arg_md;
         if !md_query {
@@ -496,7 +496,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query_s32(
     what: dnnl_query_t,
     index: c_int,
 ) -> c_int {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         if what != dnnl_query_num_of_inputs_s32 && what != dnnl_query_num_of_outputs_s32 {
             return 0;
         }
@@ -531,7 +531,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
     engine: dnnl_engine_t,
     hint_forward_primitive_desc: const_dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if iterator.is_null() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -557,7 +557,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if registry::get(iterator, Kind::PdIterator).is_none() {
             return refuse(
                 dnnl_invalid_arguments,
@@ -576,7 +576,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
     iterator: const_dnnl_primitive_desc_iterator_t,
 ) -> dnnl_primitive_desc_t {
-    ffi_guard!(std::ptr::null_mut(), {
+    ffi_guard!({
         match registry::get(iterator, Kind::PdIterator) {
             Some(it) if it.pos == 0 => new_pd_handle(it.data.clone()),
             _ => std::ptr::null_mut(),
@@ -589,7 +589,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_destroy(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if iterator.is_null() {
             return dnnl_success;
         }

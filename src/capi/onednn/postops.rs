@@ -305,7 +305,7 @@ fn resolve_src1(
 /// Creates an empty post-op chain.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_post_ops_create(post_ops: *mut dnnl_post_ops_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if post_ops.is_null() {
             return refuse(dnnl_invalid_arguments, "post_ops_create: post_ops is NULL");
         }
@@ -317,7 +317,7 @@ pub unsafe extern "C" fn dnnl_post_ops_create(post_ops: *mut dnnl_post_ops_t) ->
 /// Destroys a post-op chain (NULL is accepted; chains owned by attributes are refused).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_post_ops_destroy(post_ops: dnnl_post_ops_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if post_ops.is_null() {
             return dnnl_success;
         }
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn dnnl_post_ops_destroy(post_ops: dnnl_post_ops_t) -> dnn
 /// Number of post-ops in a chain (0 for NULL or a bad handle, as libdnnl 2.6.3 for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_post_ops_len(post_ops: const_dnnl_post_ops_t) -> c_int {
-    ffi_guard!(0, {
+    ffi_guard!(sentinel = 0, {
         match post_ops_ref(post_ops) {
             Some(p) => p.entries.len().min(c_int::MAX as usize) as c_int,
             None => 0,
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_kind(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
 ) -> dnnl_primitive_kind_t {
-    ffi_guard!(dnnl_undefined_primitive, {
+    ffi_guard!(sentinel = dnnl_undefined_primitive, {
         match entry(post_ops, index) {
             Some(e) => e.kind(),
             None => dnnl_undefined_primitive,
@@ -387,7 +387,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum(
     post_ops: dnnl_post_ops_t,
     scale: f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         append(
             post_ops,
             Entry::Sum {
@@ -407,7 +407,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum_v2(
     scale: f32,
     data_type: dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         append(
             post_ops,
             Entry::Sum {
@@ -428,7 +428,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum_v3(
     zero_point: i32,
     data_type: dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         append(
             post_ops,
             Entry::Sum {
@@ -482,7 +482,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum(
     index: c_int,
     scale: *mut f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         sum_params(
             post_ops,
             index,
@@ -501,9 +501,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v2(
     scale: *mut f32,
     data_type: *mut dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        sum_params(post_ops, index, scale, std::ptr::null_mut(), data_type)
-    })
+    onednn_guard!({ sum_params(post_ops, index, scale, std::ptr::null_mut(), data_type) })
 }
 
 /// Parameters of a sum post-op, with its zero point and data type.
@@ -515,9 +513,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v3(
     zero_point: *mut i32,
     data_type: *mut dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        sum_params(post_ops, index, scale, zero_point, data_type)
-    })
+    onednn_guard!({ sum_params(post_ops, index, scale, zero_point, data_type) })
 }
 
 /// Appends `dst = scale * eltwise(dst, alpha, beta)`.
@@ -529,7 +525,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_eltwise(
     alpha: f32,
     beta: f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if eltwise_alg(alg_kind, alpha, beta).is_none() {
             return verbose_refuse(
                 dnnl_invalid_arguments,
@@ -561,7 +557,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_eltwise(
     alpha: *mut f32,
     beta: *mut f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(Entry::Eltwise {
             scale: s,
             alg,
@@ -596,7 +592,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_binary(
     alg_kind: dnnl_alg_kind_t,
     src1_desc: *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if binary_op(alg_kind).is_none() || src1_desc.is_null() {
             return verbose_refuse(
                 dnnl_invalid_arguments,
@@ -624,7 +620,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_binary(
     alg_kind: *mut dnnl_alg_kind_t,
     src1_desc: *mut *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(Entry::Binary { alg, src1 }) = entry(post_ops, index) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -647,9 +643,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_prelu(
     post_ops: dnnl_post_ops_t,
     mask: c_int,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append(post_ops, Entry::Prelu { mask }, "post_ops_append_prelu")
-    })
+    onednn_guard!({ append(post_ops, Entry::Prelu { mask }, "post_ops_append_prelu") })
 }
 
 /// Parameters of a PReLU post-op.
@@ -659,7 +653,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_prelu(
     index: c_int,
     mask: *mut c_int,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         match (entry(post_ops, index), mask.is_null()) {
             (Some(Entry::Prelu { mask: m }), false) => {
                 mask.write(*m);
@@ -738,7 +732,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         append_dw(
             post_ops,
             weights_data_type,
@@ -766,7 +760,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s1p1(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         append_dw(
             post_ops,
             weights_data_type,
@@ -794,7 +788,7 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s2p1(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         append_dw(
             post_ops,
             weights_data_type,
@@ -899,7 +893,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         dw_params(
             post_ops,
             index,
@@ -929,7 +923,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s1p1(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let n = std::ptr::null_mut();
         dw_params(
             post_ops,
@@ -960,7 +954,7 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s2p1(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let n = std::ptr::null_mut();
         dw_params(
             post_ops,

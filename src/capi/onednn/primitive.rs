@@ -35,7 +35,7 @@ pub unsafe extern "C" fn dnnl_primitive_create(
     primitive: *mut dnnl_primitive_t,
     primitive_desc: const_dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(pd), false) = (pd_ref(primitive_desc), primitive.is_null()) else {
             return refuse(
                 dnnl_invalid_arguments,
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn dnnl_primitive_get_primitive_desc(
     primitive: const_dnnl_primitive_t,
     primitive_desc: *mut const_dnnl_primitive_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let (Some(p), false) = (
             registry::get(primitive, Kind::Primitive),
             primitive_desc.is_null(),
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn dnnl_primitive_get_primitive_desc(
 /// Destroys a primitive (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_primitive_destroy(primitive: dnnl_primitive_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if primitive.is_null() {
             return dnnl_success;
         }
@@ -114,7 +114,7 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
     nargs: c_int,
     args: *const dnnl_exec_arg_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         let Some(p) = registry::get(primitive, Kind::Primitive) else {
             return refuse(dnnl_invalid_arguments, "execute: bad primitive");
         };

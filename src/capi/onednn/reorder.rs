@@ -382,7 +382,7 @@ pub unsafe extern "C" fn dnnl_reorder_primitive_desc_create(
     dst_engine: dnnl_engine_t,
     attr: const_dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if reorder_primitive_desc.is_null() {
             return refuse(
                 dnnl_invalid_arguments,

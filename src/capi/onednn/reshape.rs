@@ -159,7 +159,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_reshape(
     ndims: c_int,
     dims: *const dnnl_dim_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if out_memory_desc.is_null() || in_memory_desc.is_null() {
             return refuse(dnnl_invalid_arguments, "memory_desc_reshape: NULL argument");
         }
