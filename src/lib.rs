@@ -4,10 +4,13 @@
 //! - [`core`]: problems, tap tables, kernels, threads — safe Rust, no C types.
 //! - [`capi`]: the `extern "C"` faces; each only checks, translates and maps errors.
 
+#![deny(unsafe_op_in_unsafe_fn)]
 #![allow(clippy::missing_safety_doc)]
 // Kernels index several parallel arrays by axis; iterator chains would obscure them.
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::too_many_arguments)]
 
+// TODO(issue 9): SAFETY pass of the C faces pending.
+#[allow(unsafe_op_in_unsafe_fn)]
 pub mod capi;
 pub mod core;

@@ -120,37 +120,49 @@ pub(crate) struct U8s;
 impl Src for F32s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        (p as *const f32).add(i).read_unaligned()
+        // SAFETY: `p` + `i` is a readable f32 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { (p as *const f32).add(i).read_unaligned() }
     }
 }
 impl Src for Bf16s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        bf16_to_f32((p as *const u16).add(i).read_unaligned())
+        // SAFETY: `p` + `i` is a readable bf16 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { bf16_to_f32((p as *const u16).add(i).read_unaligned()) }
     }
 }
 impl Src for F16s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        half::f16::from_bits((p as *const u16).add(i).read_unaligned()).to_f32()
+        // SAFETY: `p` + `i` is a readable f16 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { half::f16::from_bits((p as *const u16).add(i).read_unaligned()).to_f32() }
     }
 }
 impl Src for S32s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        (p as *const i32).add(i).read_unaligned() as f32
+        // SAFETY: `p` + `i` is a readable s32 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { (p as *const i32).add(i).read_unaligned() as f32 }
     }
 }
 impl Src for S8s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        *(p as *const i8).add(i) as f32
+        // SAFETY: `p` + `i` is a readable s8 of the caller's buffer (the `Src` contract); bytes
+        // need no alignment.
+        unsafe { *(p as *const i8).add(i) as f32 }
     }
 }
 impl Src for U8s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        *p.add(i) as f32
+        // SAFETY: `p` + `i` is a readable u8 of the caller's buffer (the `Src` contract); bytes
+        // need no alignment.
+        unsafe { *p.add(i) as f32 }
     }
 }
 
@@ -178,33 +190,44 @@ macro_rules! multiversion {
         pub(crate) unsafe fn $name(dt: DataType, m: usize, $($arg: $ty),*) {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
             unsafe fn avx2<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: `pick` calls this only when AVX2 was detected; the pointer contract
+                // is the dispatcher's, passed on unchanged.
+                unsafe { $body::<S, M>($($arg),*) }
             }
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
             unsafe fn avx512<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: `pick` calls this only when AVX-512F was detected; the pointer
+                // contract is the dispatcher's, passed on unchanged.
+                unsafe { $body::<S, M>($($arg),*) }
             }
             unsafe fn baseline<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: no target feature beyond the baseline; the pointer contract is the
+                // dispatcher's, passed on unchanged.
+                unsafe { $body::<S, M>($($arg),*) }
             }
             unsafe fn pick<S: Src>(m: usize, $($arg: $ty),*) {
-                match (isa(), m) {
-                    (Isa::Avx512, 0) => avx512::<S, 0>($($arg),*),
-                    (Isa::Avx512, 1) => avx512::<S, 1>($($arg),*),
-                    (Isa::Avx512, 2) => avx512::<S, 2>($($arg),*),
-                    (Isa::Avx512, _) => avx512::<S, 3>($($arg),*),
-                    (Isa::Avx2, 0) => avx2::<S, 0>($($arg),*),
-                    (Isa::Avx2, 1) => avx2::<S, 1>($($arg),*),
-                    (Isa::Avx2, 2) => avx2::<S, 2>($($arg),*),
-                    (Isa::Avx2, _) => avx2::<S, 3>($($arg),*),
-                    (Isa::Base, 0) => baseline::<S, 0>($($arg),*),
-                    (Isa::Base, 1) => baseline::<S, 1>($($arg),*),
-                    (Isa::Base, 2) => baseline::<S, 2>($($arg),*),
-                    (Isa::Base, _) => baseline::<S, 3>($($arg),*),
+                // SAFETY: `isa()` never exceeds the detected ISA, so each variant runs on a CPU
+                // that has its features; the pointers are the dispatcher's, unchanged.
+                unsafe {
+                    match (isa(), m) {
+                        (Isa::Avx512, 0) => avx512::<S, 0>($($arg),*),
+                        (Isa::Avx512, 1) => avx512::<S, 1>($($arg),*),
+                        (Isa::Avx512, 2) => avx512::<S, 2>($($arg),*),
+                        (Isa::Avx512, _) => avx512::<S, 3>($($arg),*),
+                        (Isa::Avx2, 0) => avx2::<S, 0>($($arg),*),
+                        (Isa::Avx2, 1) => avx2::<S, 1>($($arg),*),
+                        (Isa::Avx2, 2) => avx2::<S, 2>($($arg),*),
+                        (Isa::Avx2, _) => avx2::<S, 3>($($arg),*),
+                        (Isa::Base, 0) => baseline::<S, 0>($($arg),*),
+                        (Isa::Base, 1) => baseline::<S, 1>($($arg),*),
+                        (Isa::Base, 2) => baseline::<S, 2>($($arg),*),
+                        (Isa::Base, _) => baseline::<S, 3>($($arg),*),
+                    }
                 }
             }
             debug_assert!(m <= 3);
-            with_src!(dt, pick, (m, $($arg),*))
+            // SAFETY: the caller's pointer contract (see `$body`) is passed on unchanged.
+            unsafe { with_src!(dt, pick, (m, $($arg),*)) }
         }
     };
 }
@@ -219,41 +242,45 @@ unsafe fn lerp_body<S: Src, const M: usize>(
     w: &[[f32; 2]; 3],
     out: &mut [f32],
 ) {
-    match M {
-        0 => {
-            let o0 = offs[0];
-            for (l, v) in out.iter_mut().enumerate() {
-                *v = S::get(src, o0 + l);
+    // SAFETY: the caller guarantees `src` holds elements `offs[k] + l` for every corner `k < 2^M`
+    // and `l < out.len()` (tap tables are bounded by the source layout).
+    unsafe {
+        match M {
+            0 => {
+                let o0 = offs[0];
+                for (l, v) in out.iter_mut().enumerate() {
+                    *v = S::get(src, o0 + l);
+                }
             }
-        }
-        1 => {
-            let (o0, o1) = (offs[0], offs[1]);
-            let [a0, a1] = w[0];
-            for (l, v) in out.iter_mut().enumerate() {
-                *v = S::get(src, o0 + l) * a0 + S::get(src, o1 + l) * a1;
+            1 => {
+                let (o0, o1) = (offs[0], offs[1]);
+                let [a0, a1] = w[0];
+                for (l, v) in out.iter_mut().enumerate() {
+                    *v = S::get(src, o0 + l) * a0 + S::get(src, o1 + l) * a1;
+                }
             }
-        }
-        2 => {
-            let [a0, a1] = w[0];
-            let [b0, b1] = w[1];
-            for (l, v) in out.iter_mut().enumerate() {
-                let h0 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
-                let h1 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
-                *v = h0 * b0 + h1 * b1;
+            2 => {
+                let [a0, a1] = w[0];
+                let [b0, b1] = w[1];
+                for (l, v) in out.iter_mut().enumerate() {
+                    let h0 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
+                    let h1 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
+                    *v = h0 * b0 + h1 * b1;
+                }
             }
-        }
-        _ => {
-            let [a0, a1] = w[0];
-            let [b0, b1] = w[1];
-            let [c0, c1] = w[2];
-            for (l, v) in out.iter_mut().enumerate() {
-                let d00 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
-                let d10 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
-                let d01 = S::get(src, offs[4] + l) * a0 + S::get(src, offs[5] + l) * a1;
-                let d11 = S::get(src, offs[6] + l) * a0 + S::get(src, offs[7] + l) * a1;
-                let h0 = d00 * b0 + d10 * b1;
-                let h1 = d01 * b0 + d11 * b1;
-                *v = h0 * c0 + h1 * c1;
+            _ => {
+                let [a0, a1] = w[0];
+                let [b0, b1] = w[1];
+                let [c0, c1] = w[2];
+                for (l, v) in out.iter_mut().enumerate() {
+                    let d00 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
+                    let d10 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
+                    let d01 = S::get(src, offs[4] + l) * a0 + S::get(src, offs[5] + l) * a1;
+                    let d11 = S::get(src, offs[6] + l) * a0 + S::get(src, offs[7] + l) * a1;
+                    let h0 = d00 * b0 + d10 * b1;
+                    let h1 = d01 * b0 + d11 * b1;
+                    *v = h0 * c0 + h1 * c1;
+                }
             }
         }
     }
@@ -300,11 +327,15 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
-    let lanes = out.len() / px.len().max(1);
-    let mut ww = *w;
-    for (p, &tap) in px.iter().enumerate() {
-        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-        lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
+    // SAFETY: the caller guarantees every corner `base[k] + px[p].0` (and `.1` with `px2`) plus
+    // `lanes` elements lies in `src`: `lerp_body`'s contract per pixel.
+    unsafe {
+        let lanes = out.len() / px.len().max(1);
+        let mut ww = *w;
+        for (p, &tap) in px.iter().enumerate() {
+            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+            lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
+        }
     }
 }
 
@@ -319,52 +350,56 @@ unsafe fn lerp_f32_avx512<const M: usize>(
     out: *mut f32,
     n: usize,
 ) {
-    use std::arch::x86_64::*;
-    let (a0, a1) = (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1]));
-    let (b0, b1) = (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1]));
-    let (c0, c1) = (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1]));
-    let mut l = 0;
-    while l < n {
-        let rem = n - l;
-        let mask: __mmask16 = if rem >= 16 { 0xFFFF } else { (1u16 << rem) - 1 };
-        // Masked-off lanes are neither read nor written (AVX-512 suppresses their faults).
-        macro_rules! ld {
-            ($k:expr) => {
-                _mm512_maskz_loadu_ps(mask, src.add(offs[$k] + l))
-            };
-        }
-        macro_rules! lin {
-            ($x:expr, $y:expr, $p:expr, $q:expr) => {
-                _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
-            };
-        }
-        let r = match M {
-            0 => ld!(0),
-            1 => lin!(ld!(0), ld!(1), a0, a1),
-            2 => lin!(
-                lin!(ld!(0), ld!(1), a0, a1),
-                lin!(ld!(2), ld!(3), a0, a1),
-                b0,
-                b1
-            ),
-            _ => {
-                let h0 = lin!(
+    // SAFETY: runs only when AVX-512F was detected; loads and stores touch only unmasked lanes `l <
+    // n` of `src + offs[k]` and `out`, which the caller guarantees valid.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (a0, a1) = (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1]));
+        let (b0, b1) = (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1]));
+        let (c0, c1) = (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1]));
+        let mut l = 0;
+        while l < n {
+            let rem = n - l;
+            let mask: __mmask16 = if rem >= 16 { 0xFFFF } else { (1u16 << rem) - 1 };
+            // Masked-off lanes are neither read nor written (AVX-512 suppresses their faults).
+            macro_rules! ld {
+                ($k:expr) => {
+                    _mm512_maskz_loadu_ps(mask, src.add(offs[$k] + l))
+                };
+            }
+            macro_rules! lin {
+                ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                    _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
+                };
+            }
+            let r = match M {
+                0 => ld!(0),
+                1 => lin!(ld!(0), ld!(1), a0, a1),
+                2 => lin!(
                     lin!(ld!(0), ld!(1), a0, a1),
                     lin!(ld!(2), ld!(3), a0, a1),
                     b0,
                     b1
-                );
-                let h1 = lin!(
-                    lin!(ld!(4), ld!(5), a0, a1),
-                    lin!(ld!(6), ld!(7), a0, a1),
-                    b0,
-                    b1
-                );
-                lin!(h0, h1, c0, c1)
-            }
-        };
-        _mm512_mask_storeu_ps(out.add(l), mask, r);
-        l += 16;
+                ),
+                _ => {
+                    let h0 = lin!(
+                        lin!(ld!(0), ld!(1), a0, a1),
+                        lin!(ld!(2), ld!(3), a0, a1),
+                        b0,
+                        b1
+                    );
+                    let h1 = lin!(
+                        lin!(ld!(4), ld!(5), a0, a1),
+                        lin!(ld!(6), ld!(7), a0, a1),
+                        b0,
+                        b1
+                    );
+                    lin!(h0, h1, c0, c1)
+                }
+            };
+            _mm512_mask_storeu_ps(out.add(l), mask, r);
+            l += 16;
+        }
     }
 }
 
@@ -379,17 +414,21 @@ unsafe fn lanes_row_f32_avx512<const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
-    let lanes = out.len() / px.len().max(1);
-    let mut ww = *w;
-    for (p, &tap) in px.iter().enumerate() {
-        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-        lerp_f32_avx512::<M>(
-            src as *const f32,
-            &offs,
-            &ww,
-            out.as_mut_ptr().add(p * lanes),
-            lanes,
-        );
+    // SAFETY: runs only when AVX-512F was detected; `out` has `px.len() * lanes` elements so `out +
+    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
+    unsafe {
+        let lanes = out.len() / px.len().max(1);
+        let mut ww = *w;
+        for (p, &tap) in px.iter().enumerate() {
+            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+            lerp_f32_avx512::<M>(
+                src as *const f32,
+                &offs,
+                &ww,
+                out.as_mut_ptr().add(p * lanes),
+                lanes,
+            );
+        }
     }
 }
 
@@ -404,16 +443,20 @@ pub(crate) unsafe fn lanes_row(
     px2: bool,
     out: &mut [f32],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if dt == DataType::F32 && isa() == Isa::Avx512 {
-        return match m {
-            0 => lanes_row_f32_avx512::<0>(src, base, w, px, px2, out),
-            1 => lanes_row_f32_avx512::<1>(src, base, w, px, px2, out),
-            2 => lanes_row_f32_avx512::<2>(src, base, w, px, px2, out),
-            _ => lanes_row_f32_avx512::<3>(src, base, w, px, px2, out),
-        };
+    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is AVX-512;
+    // the caller's pointer contract is passed on unchanged.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if dt == DataType::F32 && isa() == Isa::Avx512 {
+            return match m {
+                0 => lanes_row_f32_avx512::<0>(src, base, w, px, px2, out),
+                1 => lanes_row_f32_avx512::<1>(src, base, w, px, px2, out),
+                2 => lanes_row_f32_avx512::<2>(src, base, w, px, px2, out),
+                _ => lanes_row_f32_avx512::<3>(src, base, w, px, px2, out),
+            };
+        }
+        lanes_row_generic(dt, m, src, base, w, px, px2, out)
     }
-    lanes_row_generic(dt, m, src, base, w, px, px2, out)
 }
 
 multiversion!(
@@ -433,16 +476,20 @@ unsafe fn wrow_body<const TWO: bool>(
     out: *mut f32,
     ostride: usize,
 ) {
-    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
-        let o = out.add(q * ostride);
-        let (a, b) = (row.add(i0), row.add(i1));
-        for l in 0..n {
-            let v = if TWO {
-                *a.add(l) * w0 + *b.add(l) * w1
-            } else {
-                *a.add(l)
-            };
-            *o.add(l) = v;
+    // SAFETY: the caller guarantees `row + i0 + l`, `row + i1 + l` and `out + q * ostride + l` are
+    // valid for `l < n` and every tap `q`.
+    unsafe {
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            for l in 0..n {
+                let v = if TWO {
+                    *a.add(l) * w0 + *b.add(l) * w1
+                } else {
+                    *a.add(l)
+                };
+                *o.add(l) = v;
+            }
         }
     }
 }
@@ -459,39 +506,43 @@ unsafe fn wrow_avx512<const TWO: bool>(
     ostride: usize,
     nt: bool,
 ) {
-    use std::arch::x86_64::*;
-    let full = n / 16;
-    let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
-    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
-        let o = out.add(q * ostride);
-        let (a, b) = (row.add(i0), row.add(i1));
-        let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
-        let stream = nt && (o as usize).is_multiple_of(64);
-        for k in 0..full {
-            let x = _mm512_loadu_ps(a.add(16 * k));
-            let r = if TWO {
-                let y = _mm512_loadu_ps(b.add(16 * k));
-                _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-            } else {
-                x
-            };
-            if stream {
-                _mm512_stream_ps(o.add(16 * k), r);
-            } else {
-                _mm512_storeu_ps(o.add(16 * k), r);
+    // SAFETY: AVX-512F was detected by `wrow`; full 16-lane steps end at or before `n` and the tail
+    // is masked to lanes `< n`, so every access is one the caller guarantees.
+    unsafe {
+        use std::arch::x86_64::*;
+        let full = n / 16;
+        let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+            let stream = nt && (o as usize).is_multiple_of(64);
+            for k in 0..full {
+                let x = _mm512_loadu_ps(a.add(16 * k));
+                let r = if TWO {
+                    let y = _mm512_loadu_ps(b.add(16 * k));
+                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+                } else {
+                    x
+                };
+                if stream {
+                    _mm512_stream_ps(o.add(16 * k), r);
+                } else {
+                    _mm512_storeu_ps(o.add(16 * k), r);
+                }
             }
-        }
-        if tail != 0 {
-            let l = 16 * full;
-            // Masked-off lanes are neither read nor written.
-            let x = _mm512_maskz_loadu_ps(tail, a.add(l));
-            let r = if TWO {
-                let y = _mm512_maskz_loadu_ps(tail, b.add(l));
-                _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-            } else {
-                x
-            };
-            _mm512_mask_storeu_ps(o.add(l), tail, r);
+            if tail != 0 {
+                let l = 16 * full;
+                // Masked-off lanes are neither read nor written.
+                let x = _mm512_maskz_loadu_ps(tail, a.add(l));
+                let r = if TWO {
+                    let y = _mm512_maskz_loadu_ps(tail, b.add(l));
+                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+                } else {
+                    x
+                };
+                _mm512_mask_storeu_ps(o.add(l), tail, r);
+            }
         }
     }
 }
@@ -508,48 +559,53 @@ unsafe fn wrow_avx2<const TWO: bool>(
     ostride: usize,
     nt: bool,
 ) {
-    use std::arch::x86_64::*;
-    let lanes: [i32; 16] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
-    let mask = _mm256_loadu_si256(lanes.as_ptr().add(8 - n.min(8)) as *const __m256i);
-    let full = n / 8;
-    let last = n.saturating_sub(8);
-    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
-        let o = out.add(q * ostride);
-        let (a, b) = (row.add(i0), row.add(i1));
-        let (v0, v1) = (_mm256_set1_ps(w0), _mm256_set1_ps(w1));
-        let stream = nt && (o as usize).is_multiple_of(32);
-        macro_rules! step {
-            ($l:expr, $nt:expr) => {{
-                let x = _mm256_loadu_ps(a.add($l));
+    // SAFETY: AVX2 was detected by `wrow`; full steps end at or before `n`, the overlapping last
+    // step starts at `n - 8 >= 0`, below 8 lanes only masked lanes `< n` are touched, and the mask
+    // read `lanes[8 - min(n, 8)..][..8]` stays in its 16 entries.
+    unsafe {
+        use std::arch::x86_64::*;
+        let lanes: [i32; 16] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mask = _mm256_loadu_si256(lanes.as_ptr().add(8 - n.min(8)) as *const __m256i);
+        let full = n / 8;
+        let last = n.saturating_sub(8);
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (_mm256_set1_ps(w0), _mm256_set1_ps(w1));
+            let stream = nt && (o as usize).is_multiple_of(32);
+            macro_rules! step {
+                ($l:expr, $nt:expr) => {{
+                    let x = _mm256_loadu_ps(a.add($l));
+                    let r = if TWO {
+                        let y = _mm256_loadu_ps(b.add($l));
+                        _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
+                    } else {
+                        x
+                    };
+                    if $nt {
+                        _mm256_stream_ps(o.add($l), r);
+                    } else {
+                        _mm256_storeu_ps(o.add($l), r);
+                    }
+                }};
+            }
+            if n >= 8 {
+                for k in 0..full {
+                    step!(8 * k, stream);
+                }
+                if !n.is_multiple_of(8) {
+                    step!(last, false);
+                }
+            } else {
+                let x = _mm256_maskload_ps(a, mask);
                 let r = if TWO {
-                    let y = _mm256_loadu_ps(b.add($l));
+                    let y = _mm256_maskload_ps(b, mask);
                     _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
                 } else {
                     x
                 };
-                if $nt {
-                    _mm256_stream_ps(o.add($l), r);
-                } else {
-                    _mm256_storeu_ps(o.add($l), r);
-                }
-            }};
-        }
-        if n >= 8 {
-            for k in 0..full {
-                step!(8 * k, stream);
+                _mm256_maskstore_ps(o, mask, r);
             }
-            if !n.is_multiple_of(8) {
-                step!(last, false);
-            }
-        } else {
-            let x = _mm256_maskload_ps(a, mask);
-            let r = if TWO {
-                let y = _mm256_maskload_ps(b, mask);
-                _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
-            } else {
-                x
-            };
-            _mm256_maskstore_ps(o, mask, r);
         }
     }
 }
@@ -566,19 +622,23 @@ pub(crate) unsafe fn wrow(
     ostride: usize,
     nt: bool,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    match (isa(), two) {
-        (Isa::Avx512, true) => return wrow_avx512::<true>(row, taps, n, out, ostride, nt),
-        (Isa::Avx512, false) => return wrow_avx512::<false>(row, taps, n, out, ostride, nt),
-        (Isa::Avx2, true) => return wrow_avx2::<true>(row, taps, n, out, ostride, nt),
-        (Isa::Avx2, false) => return wrow_avx2::<false>(row, taps, n, out, ostride, nt),
-        (Isa::Base, _) => {}
-    }
-    let _ = nt;
-    if two {
-        wrow_body::<true>(row, taps, n, out, ostride)
-    } else {
-        wrow_body::<false>(row, taps, n, out, ostride)
+    // SAFETY: the vector variants run only under an ISA `isa()` reports (never above the detected
+    // one); the caller's pointer contract is passed on unchanged.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match (isa(), two) {
+            (Isa::Avx512, true) => return wrow_avx512::<true>(row, taps, n, out, ostride, nt),
+            (Isa::Avx512, false) => return wrow_avx512::<false>(row, taps, n, out, ostride, nt),
+            (Isa::Avx2, true) => return wrow_avx2::<true>(row, taps, n, out, ostride, nt),
+            (Isa::Avx2, false) => return wrow_avx2::<false>(row, taps, n, out, ostride, nt),
+            (Isa::Base, _) => {}
+        }
+        let _ = nt;
+        if two {
+            wrow_body::<true>(row, taps, n, out, ostride)
+        } else {
+            wrow_body::<false>(row, taps, n, out, ostride)
+        }
     }
 }
 
@@ -596,56 +656,66 @@ pub(crate) unsafe fn copy_pixels(
     pad: usize,
     nt: bool,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2(
-        src: *const u8,
-        taps: &[(usize, usize, f32, f32)],
-        ssz: usize,
-        bytes: usize,
-        dst: *mut u8,
-        dstride: usize,
-        nt: bool,
-    ) {
-        use std::arch::x86_64::*;
-        // 32-byte steps; the tail is one last overlapping step (same bytes again).
-        let full = bytes / 32;
-        let last = bytes - 32;
+    // SAFETY: the caller guarantees `src + taps[q].0 * ssz .. + bytes` readable and `dst + q *
+    // dstride .. + bytes + pad` writable and disjoint from it; the AVX2 variant runs only when
+    // detected.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(
+            src: *const u8,
+            taps: &[(usize, usize, f32, f32)],
+            ssz: usize,
+            bytes: usize,
+            dst: *mut u8,
+            dstride: usize,
+            nt: bool,
+        ) {
+            // SAFETY: AVX2 was detected by the caller; 32-byte steps end at or before `bytes` and
+            // the overlapping last one starts at `bytes - 32 >= 0`, all within each pixel's
+            // `bytes`.
+            unsafe {
+                use std::arch::x86_64::*;
+                // 32-byte steps; the tail is one last overlapping step (same bytes again).
+                let full = bytes / 32;
+                let last = bytes - 32;
+                for (q, t) in taps.iter().enumerate() {
+                    let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+                    if nt && (d as usize).is_multiple_of(32) {
+                        for k in 0..full {
+                            let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
+                            _mm256_stream_si256(d.add(32 * k) as *mut __m256i, v);
+                        }
+                    } else {
+                        for k in 0..full {
+                            let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
+                            _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, v);
+                        }
+                    }
+                    if !bytes.is_multiple_of(32) {
+                        let v = _mm256_loadu_si256(s.add(last) as *const __m256i);
+                        _mm256_storeu_si256(d.add(last) as *mut __m256i, v);
+                    }
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if isa() != Isa::Base && bytes >= 32 {
+            avx2(src, taps, ssz, bytes, dst, dstride, nt);
+            if pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+                }
+            }
+            return;
+        }
+        let _ = nt;
         for (q, t) in taps.iter().enumerate() {
-            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
-            if nt && (d as usize).is_multiple_of(32) {
-                for k in 0..full {
-                    let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
-                    _mm256_stream_si256(d.add(32 * k) as *mut __m256i, v);
-                }
-            } else {
-                for k in 0..full {
-                    let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
-                    _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, v);
-                }
+            let d = dst.add(q * dstride);
+            std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
+            if pad > 0 {
+                std::ptr::write_bytes(d.add(bytes), 0, pad);
             }
-            if !bytes.is_multiple_of(32) {
-                let v = _mm256_loadu_si256(s.add(last) as *const __m256i);
-                _mm256_storeu_si256(d.add(last) as *mut __m256i, v);
-            }
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    if isa() != Isa::Base && bytes >= 32 {
-        avx2(src, taps, ssz, bytes, dst, dstride, nt);
-        if pad > 0 {
-            for q in 0..taps.len() {
-                std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
-            }
-        }
-        return;
-    }
-    let _ = nt;
-    for (q, t) in taps.iter().enumerate() {
-        let d = dst.add(q * dstride);
-        std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
-        if pad > 0 {
-            std::ptr::write_bytes(d.add(bytes), 0, pad);
         }
     }
 }
@@ -668,15 +738,18 @@ unsafe fn accumulate_body<S: Src, const M: usize>(
     w: &[f32; 3],
     acc: &mut [f32],
 ) {
-    let [w0, w1, w2] = *w;
-    for (l, a) in acc.iter_mut().enumerate() {
-        let x = S::get(src, off + l);
-        *a += match M {
-            0 => x,
-            1 => x * w0,
-            2 => (x * w0) * w1,
-            _ => ((x * w0) * w1) * w2,
-        };
+    // SAFETY: the caller guarantees `src + off + l` is a readable element for `l < acc.len()`.
+    unsafe {
+        let [w0, w1, w2] = *w;
+        for (l, a) in acc.iter_mut().enumerate() {
+            let x = S::get(src, off + l);
+            *a += match M {
+                0 => x,
+                1 => x * w0,
+                2 => (x * w0) * w1,
+                _ => ((x * w0) * w1) * w2,
+            };
+        }
     }
 }
 
@@ -684,8 +757,12 @@ multiversion!(accumulate, accumulate_body, (src: *const u8, off: usize, w: &[f32
 
 /// Loads `out.len()` contiguous elements starting at element offset `off`.
 pub(crate) unsafe fn load_contiguous(dt: DataType, src: *const u8, off: usize, out: &mut [f32]) {
-    let offs = [off, 0, 0, 0, 0, 0, 0, 0];
-    lerp(dt, 0, src, &offs, &[[0.0; 2]; 3], out)
+    // SAFETY: the caller guarantees `src + off .. + out.len()` elements are readable: `lerp`'s
+    // contract with no tap axes.
+    unsafe {
+        let offs = [off, 0, 0, 0, 0, 0, 0, 0];
+        lerp(dt, 0, src, &offs, &[[0.0; 2]; 3], out)
+    }
 }
 
 /// Stores contiguous f32 values converted to `dt` (no post-ops).
@@ -695,12 +772,16 @@ pub(crate) unsafe fn store_contiguous(
     vals: &[f32],
     dst: *mut u8,
 ) {
-    match dt {
-        DataType::F32 => {
-            std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
+    // SAFETY: the caller guarantees `dst` has room for `vals.len()` elements of `dt` and does not
+    // overlap `vals`.
+    unsafe {
+        match dt {
+            DataType::F32 => {
+                std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
+            }
+            DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
+            other => store_converted(other, numerics, vals, dst),
         }
-        DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
-        other => store_converted(other, numerics, vals, dst),
     }
 }
 
@@ -709,54 +790,64 @@ pub(crate) unsafe fn store_contiguous(
 /// `round_ties_even` is an instruction rather than a libm call.
 #[inline(always)]
 unsafe fn store_converted_body(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-    use super::dtype::store_f32;
-    macro_rules! each {
-        ($t:expr, $sz:expr) => {
-            for (l, &v) in vals.iter().enumerate() {
-                store_f32(dst.add(l * $sz), $t, v, numerics);
-            }
-        };
-    }
-    let q = super::dtype::IntStore::new(dt, numerics);
-    match (dt, q) {
-        (DataType::S8, Some(q)) => {
-            for (l, &v) in vals.iter().enumerate() {
-                *(dst as *mut i8).add(l) = q.apply(v) as i8;
-            }
+    // SAFETY: the caller guarantees `dst` has room for `vals.len()` elements of `dt`; element `l`
+    // is written at `l * size`.
+    unsafe {
+        use super::dtype::store_f32;
+        macro_rules! each {
+            ($t:expr, $sz:expr) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    store_f32(dst.add(l * $sz), $t, v, numerics);
+                }
+            };
         }
-        (DataType::U8, Some(q)) => {
-            for (l, &v) in vals.iter().enumerate() {
-                *dst.add(l) = q.apply(v) as u8;
+        let q = super::dtype::IntStore::new(dt, numerics);
+        match (dt, q) {
+            (DataType::S8, Some(q)) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    *(dst as *mut i8).add(l) = q.apply(v) as i8;
+                }
             }
-        }
-        (DataType::S32, Some(q)) => {
-            for (l, &v) in vals.iter().enumerate() {
-                (dst as *mut i32).add(l).write_unaligned(q.apply(v));
+            (DataType::U8, Some(q)) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    *dst.add(l) = q.apply(v) as u8;
+                }
             }
+            (DataType::S32, Some(q)) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    (dst as *mut i32).add(l).write_unaligned(q.apply(v));
+                }
+            }
+            (DataType::F16, _) => each!(DataType::F16, 2),
+            (other, _) => each!(other, other.size()),
         }
-        (DataType::F16, _) => each!(DataType::F16, 2),
-        (other, _) => each!(other, other.size()),
     }
 }
 
 unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
-    unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-        store_converted_body(dt, numerics, vals, dst)
-    }
-    #[cfg(target_arch = "x86_64")]
-    if isa() != Isa::Base {
-        if let (DataType::U8 | DataType::S8, Some(q)) =
-            (dt, super::dtype::IntStore::new(dt, numerics))
-        {
-            let n = vals.len() / 32 * 32;
-            store_int8_avx2(&vals[..n], dst, q, dt == DataType::S8);
-            return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
+    // SAFETY: the AVX2 variants run only when `isa()` (never above the detected ISA) has AVX2 and
+    // F16C was detected; `dst + n` has room for the remaining `vals.len() - n` elements.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
+        unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
+            // SAFETY: the caller detected AVX2 and F16C; `store_converted_body`'s contract is
+            // passed on unchanged.
+            unsafe { store_converted_body(dt, numerics, vals, dst) }
         }
-    }
-    match isa() {
-        Isa::Avx512 | Isa::Avx2 if f16c() => avx2(dt, numerics, vals, dst),
-        _ => store_converted_body(dt, numerics, vals, dst),
+        #[cfg(target_arch = "x86_64")]
+        if isa() != Isa::Base {
+            if let (DataType::U8 | DataType::S8, Some(q)) =
+                (dt, super::dtype::IntStore::new(dt, numerics))
+            {
+                let n = vals.len() / 32 * 32;
+                store_int8_avx2(&vals[..n], dst, q, dt == DataType::S8);
+                return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
+            }
+        }
+        match isa() {
+            Isa::Avx512 | Isa::Avx2 if f16c() => avx2(dt, numerics, vals, dst),
+            _ => store_converted_body(dt, numerics, vals, dst),
+        }
     }
 }
 
@@ -766,67 +857,87 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn store_int8_avx2(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore, signed: bool) {
-    use std::arch::x86_64::*;
-    let (lo, hi, nan) = (
-        _mm256_set1_ps(q.lo),
-        _mm256_set1_ps(q.hi),
-        _mm256_set1_ps(q.nan),
-    );
-    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    macro_rules! conv {
-        ($p:expr) => {{
-            let v = _mm256_loadu_ps($p);
-            let v = _mm256_blendv_ps(nan, v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
-            let v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-            _mm256_cvttps_epi32(_mm256_round_ps::<
-                { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
-            >(v))
-        }};
-    }
-    for k in (0..vals.len()).step_by(32) {
-        let p = vals.as_ptr().add(k);
-        let ab = _mm256_packs_epi32(conv!(p), conv!(p.add(8)));
-        let cd = _mm256_packs_epi32(conv!(p.add(16)), conv!(p.add(24)));
-        let b = if signed {
-            _mm256_packs_epi16(ab, cd)
-        } else {
-            _mm256_packus_epi16(ab, cd)
-        };
-        let b = _mm256_permutevar8x32_epi32(b, order);
-        _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
+    // SAFETY: AVX2 was detected by the caller; reads `vals[k..k + 32]` with `k + 32 <= vals.len()`
+    // (a multiple of 32) and writes 32 bytes at `dst + k`, inside the caller's `vals.len()` bytes.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (lo, hi, nan) = (
+            _mm256_set1_ps(q.lo),
+            _mm256_set1_ps(q.hi),
+            _mm256_set1_ps(q.nan),
+        );
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        macro_rules! conv {
+            ($p:expr) => {{
+                let v = _mm256_loadu_ps($p);
+                let v = _mm256_blendv_ps(nan, v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
+                let v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+                _mm256_cvttps_epi32(_mm256_round_ps::<
+                    { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
+                >(v))
+            }};
+        }
+        for k in (0..vals.len()).step_by(32) {
+            let p = vals.as_ptr().add(k);
+            let ab = _mm256_packs_epi32(conv!(p), conv!(p.add(8)));
+            let cd = _mm256_packs_epi32(conv!(p.add(16)), conv!(p.add(24)));
+            let b = if signed {
+                _mm256_packs_epi16(ab, cd)
+            } else {
+                _mm256_packus_epi16(ab, cd)
+            };
+            let b = _mm256_permutevar8x32_epi32(b, order);
+            _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
+        }
     }
 }
 
 #[inline(always)]
 unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for (o, &i) in idx.iter().enumerate() {
-        d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+    // SAFETY: the caller guarantees `src` holds elements `idx[o]` of `T` and `dst` has room for
+    // `idx.len()` of them.
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for (o, &i) in idx.iter().enumerate() {
+            d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+        }
     }
 }
 
 /// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-    unsafe fn avx512<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-        gather_body::<T>(src, dst, idx)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-        gather_body::<T>(src, dst, idx)
-    }
-    unsafe fn pick<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-        match isa() {
-            Isa::Avx512 => avx512::<T>(src, dst, idx),
-            Isa::Avx2 => avx2::<T>(src, dst, idx),
-            Isa::Base => gather_body::<T>(src, dst, idx),
+    // SAFETY: elements have `size` bytes as the caller states; `pick` passes the caller's contract
+    // on unchanged.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+        unsafe fn avx512<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+            // SAFETY: AVX-512F was detected (`pick` follows `isa()`); `gather_body`'s contract is
+            // the caller's.
+            unsafe { gather_body::<T>(src, dst, idx) }
         }
-    }
-    match size {
-        4 => pick::<u32>(src, dst, idx),
-        2 => pick::<u16>(src, dst, idx),
-        1 => pick::<u8>(src, dst, idx),
-        _ => pick::<u64>(src, dst, idx),
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+            // SAFETY: AVX2 was detected (`pick` follows `isa()`); `gather_body`'s contract is the
+            // caller's.
+            unsafe { gather_body::<T>(src, dst, idx) }
+        }
+        unsafe fn pick<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+            // SAFETY: each variant runs only under an ISA `isa()` reports; `gather_body`'s contract
+            // is the caller's.
+            unsafe {
+                match isa() {
+                    Isa::Avx512 => avx512::<T>(src, dst, idx),
+                    Isa::Avx2 => avx2::<T>(src, dst, idx),
+                    Isa::Base => gather_body::<T>(src, dst, idx),
+                }
+            }
+        }
+        match size {
+            4 => pick::<u32>(src, dst, idx),
+            2 => pick::<u16>(src, dst, idx),
+            1 => pick::<u8>(src, dst, idx),
+            _ => pick::<u64>(src, dst, idx),
+        }
     }
 }
 
@@ -853,93 +964,128 @@ fn bf16_bits(v: f32, onednn: bool) -> u16 {
 
 #[inline(always)]
 unsafe fn store_bf16_body(vals: &[f32], dst: *mut u16, onednn: bool) {
-    for (l, &v) in vals.iter().enumerate() {
-        dst.add(l).write_unaligned(bf16_bits(v, onednn));
+    // SAFETY: the caller guarantees `dst` has room for `vals.len()` u16 values (any alignment).
+    unsafe {
+        for (l, &v) in vals.iter().enumerate() {
+            dst.add(l).write_unaligned(bf16_bits(v, onednn));
+        }
     }
 }
 
 unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
-    unsafe fn avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
-        store_bf16_body(vals, dst, onednn)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2(vals: &[f32], dst: *mut u16, onednn: bool) {
-        store_bf16_body(vals, dst, onednn)
-    }
-    match isa() {
-        Isa::Avx512 if avx512bw() => avx512(vals, dst, onednn),
-        Isa::Avx512 | Isa::Avx2 => avx2(vals, dst, onednn),
-        Isa::Base => store_bf16_body(vals, dst, onednn),
+    // SAFETY: the variants run only when `isa()` and the AVX-512BW check say the CPU has them; the
+    // caller's contract is passed on.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
+        unsafe fn avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
+            // SAFETY: AVX-512F/BW were detected by the caller; `store_bf16_body`'s contract is the
+            // caller's.
+            unsafe { store_bf16_body(vals, dst, onednn) }
+        }
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2(vals: &[f32], dst: *mut u16, onednn: bool) {
+            // SAFETY: AVX2 was detected by the caller; `store_bf16_body`'s contract is the
+            // caller's.
+            unsafe { store_bf16_body(vals, dst, onednn) }
+        }
+        match isa() {
+            Isa::Avx512 if avx512bw() => avx512(vals, dst, onednn),
+            Isa::Avx512 | Isa::Avx2 => avx2(vals, dst, onednn),
+            Isa::Base => store_bf16_body(vals, dst, onednn),
+        }
     }
 }
 
 #[inline(always)]
 unsafe fn gather2_body(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-    let n = out.len().min(t.i0.len());
-    let (i0, i1, w0, w1) = (&t.i0[..n], &t.i1[..n], &t.w0[..n], &t.w1[..n]);
-    for o in 0..n {
-        out[o] = row.add(i0[o] as usize).read_unaligned() * w0[o]
-            + row.add(i1[o] as usize).read_unaligned() * w1[o];
+    // SAFETY: the caller guarantees `row` covers every column the table names (`i0`, `i1`); `n` is
+    // at most both lengths.
+    unsafe {
+        let n = out.len().min(t.i0.len());
+        let (i0, i1, w0, w1) = (&t.i0[..n], &t.i1[..n], &t.w0[..n], &t.w1[..n]);
+        for o in 0..n {
+            out[o] = row.add(i0[o] as usize).read_unaligned() * w0[o]
+                + row.add(i1[o] as usize).read_unaligned() * w1[o];
+        }
     }
 }
 
 /// `out[o] = row[i0[o]] * w0[o] + row[i1[o]] * w1[o]`: the W lerp of a row (the reference's
 /// outermost reduction); `row` must cover every column the table names.
 pub(crate) unsafe fn gather2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-    unsafe fn avx512(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-        gather2_body(row, t, out)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-        gather2_body(row, t, out)
-    }
-    match isa() {
-        Isa::Avx512 => avx512(row, t, out),
-        Isa::Avx2 => avx2(row, t, out),
-        Isa::Base => gather2_body(row, t, out),
+    // SAFETY: the variants run only under an ISA `isa()` reports; the caller's contract is passed
+    // on.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+        unsafe fn avx512(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+            // SAFETY: AVX-512F was detected by the caller; `gather2_body`'s contract is the
+            // caller's.
+            unsafe { gather2_body(row, t, out) }
+        }
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+            // SAFETY: AVX2 was detected by the caller; `gather2_body`'s contract is the caller's.
+            unsafe { gather2_body(row, t, out) }
+        }
+        match isa() {
+            Isa::Avx512 => avx512(row, t, out),
+            Isa::Avx2 => avx2(row, t, out),
+            Isa::Base => gather2_body(row, t, out),
+        }
     }
 }
 
 #[inline(always)]
 unsafe fn repeat_body<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for i in 0..n {
-        let v = s.add(i).read_unaligned();
-        for j in 0..K {
-            d.add(i * K + j).write_unaligned(v);
+    // SAFETY: the caller guarantees `n` readable elements at `src` and `n * K` writable ones at
+    // `dst` (any alignment).
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for i in 0..n {
+            let v = s.add(i).read_unaligned();
+            for j in 0..K {
+                d.add(i * K + j).write_unaligned(v);
+            }
         }
     }
 }
 
 /// `dst[i*k + j] = src[i]` for `i < n`, `j < k`: nearest upsampling by an integer factor.
 pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
-        repeat_body::<T, K>(src, dst, n)
-    }
-    unsafe fn by_k<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
-        let vec = isa() != Isa::Base;
-        match (k, vec) {
-            (1, _) => std::ptr::copy_nonoverlapping(src, dst, n * std::mem::size_of::<T>()),
-            (2, true) => avx2::<T, 2>(src, dst, n),
-            (2, false) => repeat_body::<T, 2>(src, dst, n),
-            (3, true) => avx2::<T, 3>(src, dst, n),
-            (4, true) => avx2::<T, 4>(src, dst, n),
-            _ => {
-                let (s, d) = (src as *const T, dst as *mut T);
-                for i in 0..n * k {
-                    d.add(i).write_unaligned(s.add(i / k).read_unaligned());
+    // SAFETY: `by_k` gets the caller's contract (`n` elements of `size` bytes in, `n * k` out)
+    // unchanged.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
+            // SAFETY: AVX2 was detected by the caller; `repeat_body`'s contract is the caller's.
+            unsafe { repeat_body::<T, K>(src, dst, n) }
+        }
+        unsafe fn by_k<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
+            // SAFETY: the caller guarantees `n` elements at `src` and `n * k` at `dst`, disjoint;
+            // the AVX2 variant runs only when `isa()` has it.
+            unsafe {
+                let vec = isa() != Isa::Base;
+                match (k, vec) {
+                    (1, _) => std::ptr::copy_nonoverlapping(src, dst, n * std::mem::size_of::<T>()),
+                    (2, true) => avx2::<T, 2>(src, dst, n),
+                    (2, false) => repeat_body::<T, 2>(src, dst, n),
+                    (3, true) => avx2::<T, 3>(src, dst, n),
+                    (4, true) => avx2::<T, 4>(src, dst, n),
+                    _ => {
+                        let (s, d) = (src as *const T, dst as *mut T);
+                        for i in 0..n * k {
+                            d.add(i).write_unaligned(s.add(i / k).read_unaligned());
+                        }
+                    }
                 }
             }
         }
-    }
-    match size {
-        4 => by_k::<u32>(src, dst, n, k),
-        2 => by_k::<u16>(src, dst, n, k),
-        1 => by_k::<u8>(src, dst, n, k),
-        _ => by_k::<u64>(src, dst, n, k),
+        match size {
+            4 => by_k::<u32>(src, dst, n, k),
+            2 => by_k::<u16>(src, dst, n, k),
+            1 => by_k::<u8>(src, dst, n, k),
+            _ => by_k::<u64>(src, dst, n, k),
+        }
     }
 }
 
@@ -960,28 +1106,39 @@ fn bf16_roundtrip_bits(b: u16) -> u16 {
 
 #[inline(always)]
 unsafe fn copy_bf16_body(src: *const u16, dst: *mut u16, n: usize) {
-    for i in 0..n {
-        dst.add(i)
-            .write_unaligned(bf16_roundtrip_bits(src.add(i).read_unaligned()));
+    // SAFETY: the caller guarantees `n` readable u16 at `src` and `n` writable at `dst` (any
+    // alignment).
+    unsafe {
+        for i in 0..n {
+            dst.add(i)
+                .write_unaligned(bf16_roundtrip_bits(src.add(i).read_unaligned()));
+        }
     }
 }
 
 /// Copies `n` bf16 values as oneDNN's nearest resampling does (through f32): equal to
 /// loading, converting and storing each value, without the conversions.
 pub(crate) unsafe fn copy_bf16_onednn(src: *const u8, dst: *mut u8, n: usize) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
-    unsafe fn avx512(src: *const u16, dst: *mut u16, n: usize) {
-        copy_bf16_body(src, dst, n)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2(src: *const u16, dst: *mut u16, n: usize) {
-        copy_bf16_body(src, dst, n)
-    }
-    let (s, d) = (src as *const u16, dst as *mut u16);
-    match isa() {
-        Isa::Avx512 if avx512bw() => avx512(s, d, n),
-        Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
-        Isa::Base => copy_bf16_body(s, d, n),
+    // SAFETY: the variants run only when `isa()` and the AVX-512BW check say the CPU has them; the
+    // caller's contract is passed on.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
+        unsafe fn avx512(src: *const u16, dst: *mut u16, n: usize) {
+            // SAFETY: AVX-512F/BW were detected by the caller; `copy_bf16_body`'s contract is the
+            // caller's.
+            unsafe { copy_bf16_body(src, dst, n) }
+        }
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2(src: *const u16, dst: *mut u16, n: usize) {
+            // SAFETY: AVX2 was detected by the caller; `copy_bf16_body`'s contract is the caller's.
+            unsafe { copy_bf16_body(src, dst, n) }
+        }
+        let (s, d) = (src as *const u16, dst as *mut u16);
+        match isa() {
+            Isa::Avx512 if avx512bw() => avx512(s, d, n),
+            Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
+            Isa::Base => copy_bf16_body(s, d, n),
+        }
     }
 }
 
@@ -1040,9 +1197,11 @@ mod tests {
                 for len in [vals.len(), 31, 33, 65] {
                     let v = &vals[7..7 + len.min(vals.len() - 7)];
                     let mut got = vec![0u8; v.len()];
+                    // SAFETY: `got` has one byte per value of `v`.
                     unsafe { store_converted(dt, n, v, got.as_mut_ptr()) };
                     for (k, (a, g)) in v.iter().zip(&got).enumerate() {
                         let mut want = 0u8;
+                        // SAFETY: `want` is one s8/u8 element.
                         unsafe { super::super::dtype::store_f32(&mut want, dt, *a, n) };
                         assert_eq!(*g, want, "{n:?} {dt:?} {k} {:#x}", a.to_bits());
                     }
@@ -1074,6 +1233,7 @@ mod tests {
         }
         for n in [Numerics::Onednn, Numerics::OnednnReorder, Numerics::Ieee] {
             let mut got = vec![0u16; vals.len()];
+            // SAFETY: `got` has one u16 per value.
             unsafe { store_bf16(&vals, got.as_mut_ptr(), n != Numerics::Ieee) };
             for (v, g) in vals.iter().zip(&got) {
                 assert_eq!(
