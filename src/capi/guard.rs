@@ -8,11 +8,11 @@
 //!
 //! - A function returning a face's **status** (all `i32` aliases in C, so the type alone
 //!   cannot pick the code) uses that face's guard, defined once below:
-//!   [`onednn_guard!`] (`dnnl_runtime_error`), [`dml_guard!`] (`E_FAIL`), [`aclnn_guard!`]
-//!   (`ACLNN_ERR_RUNTIME_ERROR`), [`acl_guard!`] (`ACL_ERROR_INTERNAL_ERROR`, the `aclrt*`
-//!   runtime calls) and [`native_guard!`] (`RESAMPLE_RUNTIME_ERROR`). Each also pins the
+//!   `onednn_guard!` (`dnnl_runtime_error`), `dml_guard!` (`E_FAIL`), `aclnn_guard!`
+//!   (`ACLNN_ERR_RUNTIME_ERROR`), `acl_guard!` (`ACL_ERROR_INTERNAL_ERROR`, the `aclrt*`
+//!   runtime calls) and `native_guard!` (`RESAMPLE_RUNTIME_ERROR`). Each also pins the
 //!   body's type to the face's status type.
-//! - A function returning a pointer or nothing uses [`ffi_guard!`] without a value: the
+//! - A function returning a pointer or nothing uses `ffi_guard!` without a value: the
 //!   value comes from [`PanicValue`] (null, `()`). Plain `i32` has no `PanicValue`, so a
 //!   status function cannot reach for this form by mistake.
 //! - The few functions returning a count, a size, an enum or a string use

@@ -4,29 +4,43 @@
 //! loader ([`Src`]) and a const tap-axis count; thin `#[target_feature]` wrappers let LLVM
 //! vectorise the same body for AVX2 and AVX-512, chosen once at run time. The bodies use
 //! plain `*` and `+` (Rust never contracts them into FMA), so every ISA produces the same
-//! bits as the scalar reference.
+//! bits as the scalar reference. The hottest loops also have explicit intrinsics: AVX2 /
+//! AVX-512 on x86-64, NEON on aarch64 (baseline there, [`Isa::Neon`]); they too multiply
+//! and add separately (`vmulq_f32` + `vaddq_f32`, never `vfmaq_f32`).
+//!
+//! Safety: every `unsafe fn` here trusts its caller for the pointers it names (readable or
+//! writable elements, any alignment) and runs target-feature code only under an ISA that
+//! [`isa`] reports, which never exceeds what the CPU has; each body is one unsafe block
+//! whose SAFETY line says which.
 
 use super::dtype::{bf16_to_f32, DataType, Numerics};
 use std::sync::OnceLock;
 
+/// A kernel instruction set. `Base` is the portable code (the generic bodies, which LLVM
+/// vectorises for the target's baseline); the others add explicit intrinsics. x86-64 has
+/// `Avx2` and `Avx512` (detected at run time), aarch64 has `Neon` (baseline there, so always
+/// present). Every variant exists on every target so matches compile unchanged; an ISA of
+/// the other architecture is never reported, and [`with_isa`] maps it to the detected one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86 variants: x86_64 only
+#[allow(dead_code)] // each target uses its own variants
 pub(crate) enum Isa {
     Base,
+    Neon,
     Avx2,
     Avx512,
 }
 
-/// The widest vector ISA of this CPU (detected once), capped by `RESAMPLE_ISA=base|avx2`.
+/// The widest vector ISA of this CPU (detected once), capped by `RESAMPLE_ISA=base|avx2`
+/// (`base` only on aarch64).
 pub(crate) fn detected_isa() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
+        let cap = std::env::var("RESAMPLE_ISA").unwrap_or_default();
+        if cap == "base" {
+            return Isa::Base;
+        }
         #[cfg(target_arch = "x86_64")]
         {
-            let cap = std::env::var("RESAMPLE_ISA").unwrap_or_default();
-            if cap == "base" {
-                return Isa::Base;
-            }
             if is_x86_feature_detected!("avx512f") && cap != "avx2" {
                 return Isa::Avx512;
             }
@@ -34,15 +48,28 @@ pub(crate) fn detected_isa() -> Isa {
                 return Isa::Avx2;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        return Isa::Neon;
+        #[allow(unreachable_code)]
         Isa::Base
     })
 }
 
+/// The ISAs of this architecture, narrowest first.
+const ARCH_ISAS: &[Isa] = if cfg!(target_arch = "x86_64") {
+    &[Isa::Base, Isa::Avx2, Isa::Avx512]
+} else if cfg!(target_arch = "aarch64") {
+    &[Isa::Base, Isa::Neon]
+} else {
+    &[Isa::Base]
+};
+
 /// Every ISA this CPU runs, narrowest first (tests check each in one process).
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn available_isas() -> Vec<Isa> {
-    [Isa::Base, Isa::Avx2, Isa::Avx512]
-        .into_iter()
+    ARCH_ISAS
+        .iter()
+        .copied()
         .filter(|&i| i <= detected_isa())
         .collect()
 }
@@ -59,7 +86,8 @@ pub(crate) fn isa() -> Isa {
 }
 
 /// Runs `f` with kernels on this thread dispatched for `isa` (never above what the CPU
-/// has: that would execute instructions it lacks).
+/// has: that would execute instructions it lacks; an ISA of another architecture means
+/// the detected one).
 #[inline]
 pub(crate) fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<Isa>);
@@ -68,16 +96,20 @@ pub(crate) fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
             CURRENT.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(CURRENT.with(|c| c.replace(Some(isa.min(detected_isa())))));
+    let isa = if ARCH_ISAS.contains(&isa) {
+        isa.min(detected_isa())
+    } else {
+        detected_isa()
+    };
+    let _restore = Restore(CURRENT.with(|c| c.replace(Some(isa))));
     f()
 }
 
-/// The ISA as the verbose output reports it: on aarch64 the baseline is NEON (LLVM
-/// vectorises the generic bodies with it; there are no runtime-selected variants).
+/// The ISA as the verbose output reports it.
 pub(crate) fn isa_name() -> &'static str {
     match isa() {
-        Isa::Base if cfg!(target_arch = "aarch64") => "Neon",
         Isa::Base => "Base",
+        Isa::Neon => "Neon",
         Isa::Avx2 => "Avx2",
         Isa::Avx512 => "Avx512",
     }
@@ -218,10 +250,10 @@ macro_rules! multiversion {
                         (Isa::Avx2, 1) => avx2::<S, 1>($($arg),*),
                         (Isa::Avx2, 2) => avx2::<S, 2>($($arg),*),
                         (Isa::Avx2, _) => avx2::<S, 3>($($arg),*),
-                        (Isa::Base, 0) => baseline::<S, 0>($($arg),*),
-                        (Isa::Base, 1) => baseline::<S, 1>($($arg),*),
-                        (Isa::Base, 2) => baseline::<S, 2>($($arg),*),
-                        (Isa::Base, _) => baseline::<S, 3>($($arg),*),
+                        (Isa::Base | Isa::Neon, 0) => baseline::<S, 0>($($arg),*),
+                        (Isa::Base | Isa::Neon, 1) => baseline::<S, 1>($($arg),*),
+                        (Isa::Base | Isa::Neon, 2) => baseline::<S, 2>($($arg),*),
+                        (Isa::Base | Isa::Neon, _) => baseline::<S, 3>($($arg),*),
                     }
                 }
             }
@@ -432,6 +464,105 @@ unsafe fn lanes_row_f32_avx512<const M: usize>(
     }
 }
 
+/// NEON f32 lanes of one pixel: 4-lane steps, the rest one lane at a time, the reference's
+/// operation order with separate multiplies and adds (`vmulq` + `vaddq`, never `vfmaq`), so
+/// the bits are identical.
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+unsafe fn lerp_f32_neon<const M: usize>(
+    src: *const f32,
+    offs: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    out: *mut f32,
+    n: usize,
+) {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is baseline on aarch64; vector steps read `src + offs[k] + l .. + 4` and
+    // write `out + l .. + 4` with `l + 4 <= n`, and the scalar tail reads lanes `< n`: all
+    // within the caller's `n` lanes of each corner and of `out`.
+    unsafe {
+        let (a0, a1) = (vdupq_n_f32(w[0][0]), vdupq_n_f32(w[0][1]));
+        let (b0, b1) = (vdupq_n_f32(w[1][0]), vdupq_n_f32(w[1][1]));
+        let (c0, c1) = (vdupq_n_f32(w[2][0]), vdupq_n_f32(w[2][1]));
+        let mut l = 0;
+        while l + 4 <= n {
+            macro_rules! ld {
+                ($k:expr) => {
+                    vld1q_f32(src.add(offs[$k] + l))
+                };
+            }
+            macro_rules! lin {
+                ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                    vaddq_f32(vmulq_f32($x, $p), vmulq_f32($y, $q))
+                };
+            }
+            let r = match M {
+                0 => ld!(0),
+                1 => lin!(ld!(0), ld!(1), a0, a1),
+                2 => lin!(
+                    lin!(ld!(0), ld!(1), a0, a1),
+                    lin!(ld!(2), ld!(3), a0, a1),
+                    b0,
+                    b1
+                ),
+                _ => {
+                    let h0 = lin!(
+                        lin!(ld!(0), ld!(1), a0, a1),
+                        lin!(ld!(2), ld!(3), a0, a1),
+                        b0,
+                        b1
+                    );
+                    let h1 = lin!(
+                        lin!(ld!(4), ld!(5), a0, a1),
+                        lin!(ld!(6), ld!(7), a0, a1),
+                        b0,
+                        b1
+                    );
+                    lin!(h0, h1, c0, c1)
+                }
+            };
+            vst1q_f32(out.add(l), r);
+            l += 4;
+        }
+        if l < n {
+            let tail = std::slice::from_raw_parts_mut(out.add(l), n - l);
+            let mut o = *offs;
+            for x in o.iter_mut() {
+                *x += l;
+            }
+            lerp_body::<F32s, M>(src as *const u8, &o, w, tail);
+        }
+    }
+}
+
+/// [`lanes_row_body`] for f32 sources on NEON.
+#[cfg(target_arch = "aarch64")]
+unsafe fn lanes_row_f32_neon<const M: usize>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
+    let lanes = out.len() / px.len().max(1);
+    let mut ww = *w;
+    for (p, &tap) in px.iter().enumerate() {
+        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+        // SAFETY: `out` has `px.len() * lanes` elements, so `out + p * lanes .. + lanes` is in
+        // bounds; the source corners are the caller's (as in `lanes_row_body`).
+        unsafe {
+            lerp_f32_neon::<M>(
+                src as *const f32,
+                &offs,
+                &ww,
+                out.as_mut_ptr().add(p * lanes),
+                lanes,
+            )
+        };
+    }
+}
+
 /// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]).
 pub(crate) unsafe fn lanes_row(
     dt: DataType,
@@ -443,9 +574,18 @@ pub(crate) unsafe fn lanes_row(
     px2: bool,
     out: &mut [f32],
 ) {
-    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is AVX-512;
-    // the caller's pointer contract is passed on unchanged.
+    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is
+    // AVX-512, the NEON one on aarch64 only; the caller's pointer contract is passed on.
     unsafe {
+        #[cfg(target_arch = "aarch64")]
+        if dt == DataType::F32 && isa() == Isa::Neon {
+            return match m {
+                0 => lanes_row_f32_neon::<0>(src, base, w, px, px2, out),
+                1 => lanes_row_f32_neon::<1>(src, base, w, px, px2, out),
+                2 => lanes_row_f32_neon::<2>(src, base, w, px, px2, out),
+                _ => lanes_row_f32_neon::<3>(src, base, w, px, px2, out),
+            };
+        }
         #[cfg(target_arch = "x86_64")]
         if dt == DataType::F32 && isa() == Isa::Avx512 {
             return match m {
@@ -610,6 +750,50 @@ unsafe fn wrow_avx2<const TWO: bool>(
     }
 }
 
+/// [`wrow_body`] with 4-lane NEON steps (`vmulq` + `vaddq`, no fused multiply-add: the
+/// reference's bits); the tail is a last overlapping step, below 4 lanes scalar code.
+#[cfg(target_arch = "aarch64")]
+unsafe fn wrow_neon<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut f32,
+    ostride: usize,
+) {
+    use std::arch::aarch64::*;
+    if n < 4 {
+        // SAFETY: `wrow_body` has this function's contract.
+        return unsafe { wrow_body::<TWO>(row, taps, n, out, ostride) };
+    }
+    // SAFETY: NEON is baseline on aarch64; steps cover lanes `l .. l + 4` with `l + 4 <= n`
+    // (the last one starts at `n - 4 >= 0`) of `row + i0`, `row + i1` and the pixel's output,
+    // which the caller guarantees valid; `out` does not overlap `row`, so rewriting lanes in
+    // the overlapping step stores the same bits.
+    unsafe {
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (vdupq_n_f32(w0), vdupq_n_f32(w1));
+            let step = |l: usize| {
+                let x = vld1q_f32(a.add(l));
+                let r = if TWO {
+                    let y = vld1q_f32(b.add(l));
+                    vaddq_f32(vmulq_f32(x, v0), vmulq_f32(y, v1))
+                } else {
+                    x
+                };
+                vst1q_f32(o.add(l), r);
+            };
+            for k in 0..n / 4 {
+                step(4 * k);
+            }
+            if !n.is_multiple_of(4) {
+                step(n - 4);
+            }
+        }
+    }
+}
+
 /// Pixel level of a flat row (see [`wrow_body`]); `out` must not overlap `row`. With `nt`,
 /// vector-aligned pixels are written with non-temporal stores (call [`store_fence`] before
 /// the results are handed to another thread).
@@ -631,7 +815,15 @@ pub(crate) unsafe fn wrow(
             (Isa::Avx512, false) => return wrow_avx512::<false>(row, taps, n, out, ostride, nt),
             (Isa::Avx2, true) => return wrow_avx2::<true>(row, taps, n, out, ostride, nt),
             (Isa::Avx2, false) => return wrow_avx2::<false>(row, taps, n, out, ostride, nt),
-            (Isa::Base, _) => {}
+            _ => {}
+        }
+        #[cfg(target_arch = "aarch64")]
+        if isa() == Isa::Neon {
+            return if two {
+                wrow_neon::<true>(row, taps, n, out, ostride)
+            } else {
+                wrow_neon::<false>(row, taps, n, out, ostride)
+            };
         }
         let _ = nt;
         if two {
@@ -658,7 +850,7 @@ pub(crate) unsafe fn copy_pixels(
 ) {
     // SAFETY: the caller guarantees `src + taps[q].0 * ssz .. + bytes` readable and `dst + q *
     // dstride .. + bytes + pad` writable and disjoint from it; the AVX2 variant runs only when
-    // detected.
+    // detected, the NEON one on aarch64 only.
     unsafe {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
@@ -709,12 +901,50 @@ pub(crate) unsafe fn copy_pixels(
             }
             return;
         }
+        #[cfg(target_arch = "aarch64")]
+        if isa() == Isa::Neon && bytes >= 16 {
+            copy_pixels_neon(src, taps, ssz, bytes, dst, dstride);
+            if pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+                }
+            }
+            return;
+        }
         let _ = nt;
         for (q, t) in taps.iter().enumerate() {
             let d = dst.add(q * dstride);
             std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
             if pad > 0 {
                 std::ptr::write_bytes(d.add(bytes), 0, pad);
+            }
+        }
+    }
+}
+
+/// [`copy_pixels`]' NEON path (`bytes >= 16`): 16-byte steps, the tail one last overlapping
+/// step (the same bytes again).
+#[cfg(target_arch = "aarch64")]
+unsafe fn copy_pixels_neon(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    ssz: usize,
+    bytes: usize,
+    dst: *mut u8,
+    dstride: usize,
+) {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is baseline on aarch64; steps end at or before `bytes` and the last one
+    // starts at `bytes - 16 >= 0`, inside each pixel's `bytes` that the caller guarantees
+    // readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q * dstride`.
+    unsafe {
+        for (q, t) in taps.iter().enumerate() {
+            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            for k in 0..bytes / 16 {
+                vst1q_u8(d.add(16 * k), vld1q_u8(s.add(16 * k)));
+            }
+            if !bytes.is_multiple_of(16) {
+                vst1q_u8(d.add(bytes - 16), vld1q_u8(s.add(bytes - 16)));
             }
         }
     }
@@ -826,7 +1056,8 @@ unsafe fn store_converted_body(dt: DataType, numerics: Numerics, vals: &[f32], d
 
 unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
     // SAFETY: the AVX2 variants run only when `isa()` (never above the detected ISA) has AVX2 and
-    // F16C was detected; `dst + n` has room for the remaining `vals.len() - n` elements.
+    // F16C was detected, NEON on aarch64 only; `dst + n` has room for the remaining
+    // `vals.len() - n` elements.
     unsafe {
         #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
         unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
@@ -841,6 +1072,16 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
             {
                 let n = vals.len() / 32 * 32;
                 store_int8_avx2(&vals[..n], dst, q, dt == DataType::S8);
+                return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if isa() == Isa::Neon {
+            if let (DataType::U8 | DataType::S8, Some(q)) =
+                (dt, super::dtype::IntStore::new(dt, numerics))
+            {
+                let n = vals.len() / 16 * 16;
+                store_int8_neon(&vals[..n], dst, q, dt == DataType::S8);
                 return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
             }
         }
@@ -892,6 +1133,36 @@ unsafe fn store_int8_avx2(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore,
     }
 }
 
+/// `IntStore::apply` to s8/u8 for 16 values at a time (`vals.len()` a multiple of 16) on
+/// NEON: NaN to `q.nan`, clamp to `[q.lo, q.hi]`, convert rounding half to even (`fcvtns`),
+/// narrow with saturation (exact, the values are in range by then).
+#[cfg(target_arch = "aarch64")]
+unsafe fn store_int8_neon(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore, signed: bool) {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is baseline on aarch64; reads `vals[k..k + 16]` with `k + 16 <= vals.len()`
+    // and writes 16 bytes at `dst + k`, inside the caller's `vals.len()` bytes.
+    unsafe {
+        let (lo, hi, nan) = (vdupq_n_f32(q.lo), vdupq_n_f32(q.hi), vdupq_n_f32(q.nan));
+        let conv = |p: *const f32| {
+            let v = vld1q_f32(p);
+            let v = vbslq_f32(vceqq_f32(v, v), v, nan);
+            let v = vminq_f32(vmaxq_f32(v, lo), hi);
+            vqmovn_s32(vcvtnq_s32_f32(v))
+        };
+        for k in (0..vals.len()).step_by(16) {
+            let p = vals.as_ptr().add(k);
+            let ab = vcombine_s16(conv(p), conv(p.add(4)));
+            let cd = vcombine_s16(conv(p.add(8)), conv(p.add(12)));
+            if signed {
+                let b = vcombine_s8(vqmovn_s16(ab), vqmovn_s16(cd));
+                vst1q_s8(dst.add(k) as *mut i8, b);
+            } else {
+                vst1q_u8(dst.add(k), vcombine_u8(vqmovun_s16(ab), vqmovun_s16(cd)));
+            }
+        }
+    }
+}
+
 #[inline(always)]
 unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
     // SAFETY: the caller guarantees `src` holds elements `idx[o]` of `T` and `dst` has room for
@@ -928,7 +1199,7 @@ pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: 
                 match isa() {
                     Isa::Avx512 => avx512::<T>(src, dst, idx),
                     Isa::Avx2 => avx2::<T>(src, dst, idx),
-                    Isa::Base => gather_body::<T>(src, dst, idx),
+                    Isa::Base | Isa::Neon => gather_body::<T>(src, dst, idx),
                 }
             }
         }
@@ -991,7 +1262,7 @@ unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
         match isa() {
             Isa::Avx512 if avx512bw() => avx512(vals, dst, onednn),
             Isa::Avx512 | Isa::Avx2 => avx2(vals, dst, onednn),
-            Isa::Base => store_bf16_body(vals, dst, onednn),
+            Isa::Base | Isa::Neon => store_bf16_body(vals, dst, onednn),
         }
     }
 }
@@ -1030,7 +1301,7 @@ pub(crate) unsafe fn gather2(row: *const f32, t: &super::kernels::WTable, out: &
         match isa() {
             Isa::Avx512 => avx512(row, t, out),
             Isa::Avx2 => avx2(row, t, out),
-            Isa::Base => gather2_body(row, t, out),
+            Isa::Base | Isa::Neon => gather2_body(row, t, out),
         }
     }
 }
@@ -1137,7 +1408,7 @@ pub(crate) unsafe fn copy_bf16_onednn(src: *const u8, dst: *mut u8, n: usize) {
         match isa() {
             Isa::Avx512 if avx512bw() => avx512(s, d, n),
             Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
-            Isa::Base => copy_bf16_body(s, d, n),
+            Isa::Base | Isa::Neon => copy_bf16_body(s, d, n),
         }
     }
 }

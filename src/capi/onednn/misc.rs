@@ -163,6 +163,7 @@ pub unsafe extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
             crate::core::simd::Isa::Avx512 => dnnl_cpu_isa_avx512_core,
             crate::core::simd::Isa::Avx2 => dnnl_cpu_isa_avx2,
             // the dnnl_cpu_isa_t values name x86 ISAs only: other CPUs report "all"
+            crate::core::simd::Isa::Neon => dnnl_cpu_isa_all,
             crate::core::simd::Isa::Base if !cfg!(target_arch = "x86_64") => dnnl_cpu_isa_all,
             crate::core::simd::Isa::Base => dnnl_cpu_isa_sse41,
         }
