@@ -10,7 +10,5 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::too_many_arguments)]
 
-// TODO(issue 9): SAFETY pass of the C faces pending.
-#[allow(unsafe_op_in_unsafe_fn)]
 pub mod capi;
 pub mod core;

@@ -2,6 +2,9 @@
 //! guard, see [`guard`]), so no panic crosses `extern "C"`: a panic becomes the face's
 //! runtime-error value.
 
+// Every unsafe block states why it is sound (issue 9).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 #[macro_use]
 pub mod guard;
 

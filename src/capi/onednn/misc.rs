@@ -93,16 +93,20 @@ pub unsafe extern "C" fn dnnl_set_primitive_cache_capacity(capacity: c_int) -> d
 /// The primitive cache capacity (default 1024 or `ONEDNN_PRIMITIVE_CACHE_CAPACITY`).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_get_primitive_cache_capacity(capacity: *mut c_int) -> dnnl_status_t {
-    onednn_guard!({
-        if capacity.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "get_primitive_cache_capacity: capacity is NULL",
-            );
-        }
-        capacity.write(cache_capacity());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if capacity.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "get_primitive_cache_capacity: capacity is NULL",
+                );
+            }
+            capacity.write(cache_capacity());
+            dnnl_success
+        })
+    }
 }
 
 /// Default floating-point math mode of new attribute sets.
@@ -142,16 +146,20 @@ pub unsafe extern "C" fn dnnl_set_default_fpmath_mode(mode: dnnl_fpmath_mode_t) 
 pub unsafe extern "C" fn dnnl_get_default_fpmath_mode(
     mode: *mut dnnl_fpmath_mode_t,
 ) -> dnnl_status_t {
-    onednn_guard!({
-        if mode.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "get_default_fpmath_mode: mode is NULL",
-            );
-        }
-        mode.write(default_fpmath_mode());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if mode.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "get_default_fpmath_mode: mode is NULL",
+                );
+            }
+            mode.write(default_fpmath_mode());
+            dnnl_success
+        })
+    }
 }
 
 /// The widest instruction set the kernels use on this CPU, as a `dnnl_cpu_isa_t`
