@@ -12,7 +12,7 @@ pub extern "C" fn resample_version_string() -> *const c_char {
 /// `OMP_NUM_THREADS` if set, else every available core. Negative values are ignored.
 #[no_mangle]
 pub extern "C" fn resample_set_num_threads(n: i32) {
-    ffi_guard!((), {
+    ffi_guard!({
         if n >= 0 {
             crate::core::threads::set_max_threads(n as usize);
         }
@@ -22,7 +22,7 @@ pub extern "C" fn resample_set_num_threads(n: i32) {
 /// Number of threads executions use.
 #[no_mangle]
 pub extern "C" fn resample_get_num_threads() -> i32 {
-    ffi_guard!(1, {
+    ffi_guard!(sentinel = 1, {
         crate::core::threads::max_threads().min(i32::MAX as usize) as i32
     })
 }

@@ -96,103 +96,107 @@ pub(crate) fn choose(p: &Problem, resampled: usize) -> Option<CopyGeom> {
 /// # Safety
 /// Buffers must cover the layouts; run ranges of concurrent calls must be disjoint.
 pub(crate) unsafe fn copy(p: &Problem, g: &CopyGeom, b: Bufs<'_>, start: usize, end: usize) {
-    let (s, d) = (&p.src, &p.dst);
-    let rank = d.rank();
-    let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let raw = p.post_ops.is_empty() && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
-    let n_inner = d.padded[g.inner];
-    let logical_inner = d.dims[g.inner];
-    let (si, di) = (&g.src_off[g.inner], &g.dst_off[g.inner]);
-    let mut idx = [0usize; MAX_RANK];
-    let (n2, logical2) = g.inner2.map_or((1, 1), |a| (d.padded[a], d.dims[a]));
-    let tiles = n2.div_ceil(TILE).max(1);
-    for r in start..end {
-        // A run is one tile of the second axis at one position of the others.
-        let (r, tile) = (r / tiles, r % tiles);
-        let (j0, j1) = (tile * TILE, ((tile + 1) * TILE).min(n2));
-        // Decode the other axes (row-major, last axis fastest).
-        let mut rem = r;
-        let mut pad = false;
-        let (mut sb, mut db) = (s.offset, d.offset);
-        for a in (0..rank).rev() {
-            if a == g.inner || Some(a) == g.inner2 {
-                continue;
-            }
-            let i = rem % d.padded[a];
-            rem /= d.padded[a];
-            idx[a] = i;
-            pad |= i >= d.dims[a];
-            sb += g.src_off[a][i];
-            db += g.dst_off[a][i];
-        }
-        if let (true, false, Some(a)) = (raw, pad, g.inner2) {
-            // Unblocked second axis in both tensors: a strided tile, second axis innermost.
-            // Only worth it when src is more contiguous along the second axis than along the
-            // first (nchw -> nChw16c / nhwc); otherwise the row loop below streams better.
-            let src_step1 = si.get(1).copied().unwrap_or(usize::MAX);
-            if s.blocks[a] == 1
-                && d.blocks[a] == 1
-                && n2 == logical2
-                && logical_inner == n_inner
-                && s.strides[a] < src_step1
-            {
-                let (ss2, ds2) = (s.strides[a], d.strides[a]);
-                let sp = b.src.add((sb + j0 * ss2) * ssz);
-                let dp = b.dst.add((db + j0 * ds2) * dsz);
-                let n = j1 - j0;
-                match dsz {
-                    4 => tile_raw::<u32>(sp, dp, si, di, ss2, ds2, n),
-                    2 => tile_raw::<u16>(sp, dp, si, di, ss2, ds2, n),
-                    1 => tile_raw::<u8>(sp, dp, si, di, ss2, ds2, n),
-                    _ => tile_raw::<u64>(sp, dp, si, di, ss2, ds2, n),
+    // SAFETY: the caller guarantees the buffers cover both layouts (every offset from `g` stays
+    // inside them) and that concurrent calls own disjoint runs, so each element has one writer.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let rank = d.rank();
+        let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
+        let raw = p.post_ops.is_empty() && p.numerics.raw_copy_allowed(s.dtype, d.dtype);
+        let n_inner = d.padded[g.inner];
+        let logical_inner = d.dims[g.inner];
+        let (si, di) = (&g.src_off[g.inner], &g.dst_off[g.inner]);
+        let mut idx = [0usize; MAX_RANK];
+        let (n2, logical2) = g.inner2.map_or((1, 1), |a| (d.padded[a], d.dims[a]));
+        let tiles = n2.div_ceil(TILE).max(1);
+        for r in start..end {
+            // A run is one tile of the second axis at one position of the others.
+            let (r, tile) = (r / tiles, r % tiles);
+            let (j0, j1) = (tile * TILE, ((tile + 1) * TILE).min(n2));
+            // Decode the other axes (row-major, last axis fastest).
+            let mut rem = r;
+            let mut pad = false;
+            let (mut sb, mut db) = (s.offset, d.offset);
+            for a in (0..rank).rev() {
+                if a == g.inner || Some(a) == g.inner2 {
+                    continue;
                 }
-                continue;
+                let i = rem % d.padded[a];
+                rem /= d.padded[a];
+                idx[a] = i;
+                pad |= i >= d.dims[a];
+                sb += g.src_off[a][i];
+                db += g.dst_off[a][i];
             }
-        }
-        let (sb0, db0, pad0) = (sb, db, pad);
-        'rows: for j in j0..j1 {
-            let (mut sb, mut db, mut pad) = (sb0, db0, pad0);
-            if let Some(a) = g.inner2 {
-                idx[a] = j;
-                pad |= j >= logical2;
-                sb += g.src_off[a][j];
-                db += g.dst_off[a][j];
+            if let (true, false, Some(a)) = (raw, pad, g.inner2) {
+                // Unblocked second axis in both tensors: a strided tile, second axis innermost.
+                // Only worth it when src is more contiguous along the second axis than along the
+                // first (nchw -> nChw16c / nhwc); otherwise the row loop below streams better.
+                let src_step1 = si.get(1).copied().unwrap_or(usize::MAX);
+                if s.blocks[a] == 1
+                    && d.blocks[a] == 1
+                    && n2 == logical2
+                    && logical_inner == n_inner
+                    && s.strides[a] < src_step1
+                {
+                    let (ss2, ds2) = (s.strides[a], d.strides[a]);
+                    let sp = b.src.add((sb + j0 * ss2) * ssz);
+                    let dp = b.dst.add((db + j0 * ds2) * dsz);
+                    let n = j1 - j0;
+                    match dsz {
+                        4 => tile_raw::<u32>(sp, dp, si, di, ss2, ds2, n),
+                        2 => tile_raw::<u16>(sp, dp, si, di, ss2, ds2, n),
+                        1 => tile_raw::<u8>(sp, dp, si, di, ss2, ds2, n),
+                        _ => tile_raw::<u64>(sp, dp, si, di, ss2, ds2, n),
+                    }
+                    continue;
+                }
             }
-            let dbase = b.dst.add(db * dsz);
-            if pad {
-                for &o in di.iter() {
+            let (sb0, db0, pad0) = (sb, db, pad);
+            'rows: for j in j0..j1 {
+                let (mut sb, mut db, mut pad) = (sb0, db0, pad0);
+                if let Some(a) = g.inner2 {
+                    idx[a] = j;
+                    pad |= j >= logical2;
+                    sb += g.src_off[a][j];
+                    db += g.dst_off[a][j];
+                }
+                let dbase = b.dst.add(db * dsz);
+                if pad {
+                    for &o in di.iter() {
+                        std::ptr::write_bytes(dbase.add(o * dsz), 0, dsz);
+                    }
+                    continue 'rows;
+                }
+                let sbase = b.src.add(sb * ssz);
+                if raw {
+                    match dsz {
+                        4 => row_raw::<u32>(sbase, dbase, si, di, logical_inner),
+                        2 => row_raw::<u16>(sbase, dbase, si, di, logical_inner),
+                        1 => row_raw::<u8>(sbase, dbase, si, di, logical_inner),
+                        _ => row_raw::<u64>(sbase, dbase, si, di, logical_inner),
+                    }
+                } else if p.post_ops.is_empty() {
+                    for k in 0..logical_inner {
+                        let v = load_f32(sbase.add(si[k] * ssz), s.dtype);
+                        store_f32(dbase.add(di[k] * dsz), d.dtype, v, p.numerics);
+                    }
+                } else {
+                    for k in 0..logical_inner {
+                        idx[g.inner] = k;
+                        let v = load_f32(sbase.add(si[k] * ssz), s.dtype);
+                        let dp = dbase.add(di[k] * dsz);
+                        store_f32(
+                            dp,
+                            d.dtype,
+                            post_ops(p, v, dp, &idx[..rank], b.bins),
+                            p.numerics,
+                        );
+                    }
+                }
+                for &o in &di[logical_inner..n_inner] {
                     std::ptr::write_bytes(dbase.add(o * dsz), 0, dsz);
                 }
-                continue 'rows;
-            }
-            let sbase = b.src.add(sb * ssz);
-            if raw {
-                match dsz {
-                    4 => row_raw::<u32>(sbase, dbase, si, di, logical_inner),
-                    2 => row_raw::<u16>(sbase, dbase, si, di, logical_inner),
-                    1 => row_raw::<u8>(sbase, dbase, si, di, logical_inner),
-                    _ => row_raw::<u64>(sbase, dbase, si, di, logical_inner),
-                }
-            } else if p.post_ops.is_empty() {
-                for k in 0..logical_inner {
-                    let v = load_f32(sbase.add(si[k] * ssz), s.dtype);
-                    store_f32(dbase.add(di[k] * dsz), d.dtype, v, p.numerics);
-                }
-            } else {
-                for k in 0..logical_inner {
-                    idx[g.inner] = k;
-                    let v = load_f32(sbase.add(si[k] * ssz), s.dtype);
-                    let dp = dbase.add(di[k] * dsz);
-                    store_f32(
-                        dp,
-                        d.dtype,
-                        post_ops(p, v, dp, &idx[..rank], b.bins),
-                        p.numerics,
-                    );
-                }
-            }
-            for &o in &di[logical_inner..n_inner] {
-                std::ptr::write_bytes(dbase.add(o * dsz), 0, dsz);
             }
         }
     }
@@ -209,21 +213,29 @@ unsafe fn tile_raw<T: Copy>(
     ds2: usize,
     n2: usize,
 ) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for (&sk, &dk) in si.iter().zip(di) {
-        let (sr, dr) = (s.add(sk), d.add(dk));
-        for j in 0..n2 {
-            dr.add(j * ds2)
-                .write_unaligned(sr.add(j * ss2).read_unaligned());
+    // SAFETY: the caller guarantees `src + si[k] + j * ss2` readable and `dst + di[k] + j * ds2`
+    // writable for every `k` and `j < n2` (elements of `T`, any alignment).
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for (&sk, &dk) in si.iter().zip(di) {
+            let (sr, dr) = (s.add(sk), d.add(dk));
+            for j in 0..n2 {
+                dr.add(j * ds2)
+                    .write_unaligned(sr.add(j * ss2).read_unaligned());
+            }
         }
     }
 }
 
 #[inline(always)]
 unsafe fn row_raw<T: Copy>(src: *const u8, dst: *mut u8, si: &[usize], di: &[usize], n: usize) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for k in 0..n {
-        d.add(di[k]).write_unaligned(s.add(si[k]).read_unaligned());
+    // SAFETY: the caller guarantees `src + si[k]` readable and `dst + di[k]` writable for `k < n`
+    // (elements of `T`, any alignment).
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for k in 0..n {
+            d.add(di[k]).write_unaligned(s.add(si[k]).read_unaligned());
+        }
     }
 }
 

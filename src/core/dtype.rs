@@ -157,14 +157,18 @@ impl IntStore {
 /// `p` must point to a readable element of type `dt` (any alignment).
 #[inline(always)]
 pub unsafe fn load_f32(p: *const u8, dt: DataType) -> f32 {
-    match dt {
-        DataType::F32 => (p as *const f32).read_unaligned(),
-        DataType::F16 => half::f16::from_bits((p as *const u16).read_unaligned()).to_f32(),
-        DataType::Bf16 => bf16_to_f32((p as *const u16).read_unaligned()),
-        DataType::S32 => (p as *const i32).read_unaligned() as f32,
-        DataType::S8 => *(p as *const i8) as f32,
-        DataType::U8 => *p as f32,
-        DataType::F64 => (p as *const f64).read_unaligned() as f32,
+    // SAFETY: `p` points to a readable element of type `dt` (the caller's contract); reads are
+    // unaligned or of bytes.
+    unsafe {
+        match dt {
+            DataType::F32 => (p as *const f32).read_unaligned(),
+            DataType::F16 => half::f16::from_bits((p as *const u16).read_unaligned()).to_f32(),
+            DataType::Bf16 => bf16_to_f32((p as *const u16).read_unaligned()),
+            DataType::S32 => (p as *const i32).read_unaligned() as f32,
+            DataType::S8 => *(p as *const i8) as f32,
+            DataType::U8 => *p as f32,
+            DataType::F64 => (p as *const f64).read_unaligned() as f32,
+        }
     }
 }
 
@@ -174,19 +178,23 @@ pub unsafe fn load_f32(p: *const u8, dt: DataType) -> f32 {
 /// `p` must point to a writable element of type `dt` (any alignment).
 #[inline(always)]
 pub unsafe fn store_f32(p: *mut u8, dt: DataType, v: f32, numerics: Numerics) {
-    match dt {
-        DataType::F32 => (p as *mut f32).write_unaligned(v),
-        DataType::F16 => (p as *mut u16).write_unaligned(half::f16::from_f32(v).to_bits()),
-        DataType::Bf16 => (p as *mut u16).write_unaligned(f32_to_bf16(v, numerics)),
-        DataType::S32 => {
-            let r = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v));
-            (p as *mut i32).write_unaligned(r)
+    // SAFETY: `p` points to a writable element of type `dt` (the caller's contract); writes are
+    // unaligned or of bytes.
+    unsafe {
+        match dt {
+            DataType::F32 => (p as *mut f32).write_unaligned(v),
+            DataType::F16 => (p as *mut u16).write_unaligned(half::f16::from_f32(v).to_bits()),
+            DataType::Bf16 => (p as *mut u16).write_unaligned(f32_to_bf16(v, numerics)),
+            DataType::S32 => {
+                let r = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v));
+                (p as *mut i32).write_unaligned(r)
+            }
+            DataType::S8 => {
+                *(p as *mut i8) = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v)) as i8
+            }
+            DataType::U8 => *p = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v)) as u8,
+            DataType::F64 => (p as *mut f64).write_unaligned(v as f64),
         }
-        DataType::S8 => {
-            *(p as *mut i8) = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v)) as i8
-        }
-        DataType::U8 => *p = IntStore::new(dt, numerics).map_or(0, |q| q.apply(v)) as u8,
-        DataType::F64 => (p as *mut f64).write_unaligned(v as f64),
     }
 }
 
@@ -196,10 +204,14 @@ pub unsafe fn store_f32(p: *mut u8, dt: DataType, v: f32, numerics: Numerics) {
 /// As [`load_f32`].
 #[inline(always)]
 pub unsafe fn load_f64(p: *const u8, dt: DataType) -> f64 {
-    match dt {
-        DataType::F64 => (p as *const f64).read_unaligned(),
-        DataType::S32 => (p as *const i32).read_unaligned() as f64,
-        _ => load_f32(p, dt) as f64,
+    // SAFETY: `p` points to a readable element of type `dt` (the caller's contract); reads are
+    // unaligned.
+    unsafe {
+        match dt {
+            DataType::F64 => (p as *const f64).read_unaligned(),
+            DataType::S32 => (p as *const i32).read_unaligned() as f64,
+            _ => load_f32(p, dt) as f64,
+        }
     }
 }
 
@@ -209,6 +221,7 @@ mod tests {
 
     fn st(dt: DataType, v: f32, n: Numerics) -> Vec<u8> {
         let mut b = vec![0u8; dt.size()];
+        // SAFETY: `b` holds exactly one element of `dt`.
         unsafe { store_f32(b.as_mut_ptr(), dt, v, n) };
         b
     }

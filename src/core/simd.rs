@@ -4,29 +4,43 @@
 //! loader ([`Src`]) and a const tap-axis count; thin `#[target_feature]` wrappers let LLVM
 //! vectorise the same body for AVX2 and AVX-512, chosen once at run time. The bodies use
 //! plain `*` and `+` (Rust never contracts them into FMA), so every ISA produces the same
-//! bits as the scalar reference.
+//! bits as the scalar reference. The hottest loops also have explicit intrinsics: AVX2 /
+//! AVX-512 on x86-64, NEON on aarch64 (baseline there, [`Isa::Neon`]); they too multiply
+//! and add separately (`vmulq_f32` + `vaddq_f32`, never `vfmaq_f32`).
+//!
+//! Safety: every `unsafe fn` here trusts its caller for the pointers it names (readable or
+//! writable elements, any alignment) and runs target-feature code only under an ISA that
+//! [`isa`] reports, which never exceeds what the CPU has; each body is one unsafe block
+//! whose SAFETY line says which.
 
 use super::dtype::{bf16_to_f32, DataType, Numerics};
 use std::sync::OnceLock;
 
+/// A kernel instruction set. `Base` is the portable code (the generic bodies, which LLVM
+/// vectorises for the target's baseline); the others add explicit intrinsics. x86-64 has
+/// `Avx2` and `Avx512` (detected at run time), aarch64 has `Neon` (baseline there, so always
+/// present). Every variant exists on every target so matches compile unchanged; an ISA of
+/// the other architecture is never reported, and [`with_isa`] maps it to the detected one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86 variants: x86_64 only
+#[allow(dead_code)] // each target uses its own variants
 pub(crate) enum Isa {
     Base,
+    Neon,
     Avx2,
     Avx512,
 }
 
-/// The widest vector ISA of this CPU (detected once), capped by `RESAMPLE_ISA=base|avx2`.
+/// The widest vector ISA of this CPU (detected once), capped by `RESAMPLE_ISA=base|avx2`
+/// (`base` only on aarch64).
 pub(crate) fn detected_isa() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
+        let cap = std::env::var("RESAMPLE_ISA").unwrap_or_default();
+        if cap == "base" {
+            return Isa::Base;
+        }
         #[cfg(target_arch = "x86_64")]
         {
-            let cap = std::env::var("RESAMPLE_ISA").unwrap_or_default();
-            if cap == "base" {
-                return Isa::Base;
-            }
             if is_x86_feature_detected!("avx512f") && cap != "avx2" {
                 return Isa::Avx512;
             }
@@ -34,15 +48,28 @@ pub(crate) fn detected_isa() -> Isa {
                 return Isa::Avx2;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        return Isa::Neon;
+        #[allow(unreachable_code)]
         Isa::Base
     })
 }
 
+/// The ISAs of this architecture, narrowest first.
+const ARCH_ISAS: &[Isa] = if cfg!(target_arch = "x86_64") {
+    &[Isa::Base, Isa::Avx2, Isa::Avx512]
+} else if cfg!(target_arch = "aarch64") {
+    &[Isa::Base, Isa::Neon]
+} else {
+    &[Isa::Base]
+};
+
 /// Every ISA this CPU runs, narrowest first (tests check each in one process).
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn available_isas() -> Vec<Isa> {
-    [Isa::Base, Isa::Avx2, Isa::Avx512]
-        .into_iter()
+    ARCH_ISAS
+        .iter()
+        .copied()
         .filter(|&i| i <= detected_isa())
         .collect()
 }
@@ -59,7 +86,8 @@ pub(crate) fn isa() -> Isa {
 }
 
 /// Runs `f` with kernels on this thread dispatched for `isa` (never above what the CPU
-/// has: that would execute instructions it lacks).
+/// has: that would execute instructions it lacks; an ISA of another architecture means
+/// the detected one).
 #[inline]
 pub(crate) fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<Isa>);
@@ -68,16 +96,20 @@ pub(crate) fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
             CURRENT.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(CURRENT.with(|c| c.replace(Some(isa.min(detected_isa())))));
+    let isa = if ARCH_ISAS.contains(&isa) {
+        isa.min(detected_isa())
+    } else {
+        detected_isa()
+    };
+    let _restore = Restore(CURRENT.with(|c| c.replace(Some(isa))));
     f()
 }
 
-/// The ISA as the verbose output reports it: on aarch64 the baseline is NEON (LLVM
-/// vectorises the generic bodies with it; there are no runtime-selected variants).
+/// The ISA as the verbose output reports it.
 pub(crate) fn isa_name() -> &'static str {
     match isa() {
-        Isa::Base if cfg!(target_arch = "aarch64") => "Neon",
         Isa::Base => "Base",
+        Isa::Neon => "Neon",
         Isa::Avx2 => "Avx2",
         Isa::Avx512 => "Avx512",
     }
@@ -120,37 +152,49 @@ pub(crate) struct U8s;
 impl Src for F32s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        (p as *const f32).add(i).read_unaligned()
+        // SAFETY: `p` + `i` is a readable f32 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { (p as *const f32).add(i).read_unaligned() }
     }
 }
 impl Src for Bf16s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        bf16_to_f32((p as *const u16).add(i).read_unaligned())
+        // SAFETY: `p` + `i` is a readable bf16 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { bf16_to_f32((p as *const u16).add(i).read_unaligned()) }
     }
 }
 impl Src for F16s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        half::f16::from_bits((p as *const u16).add(i).read_unaligned()).to_f32()
+        // SAFETY: `p` + `i` is a readable f16 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { half::f16::from_bits((p as *const u16).add(i).read_unaligned()).to_f32() }
     }
 }
 impl Src for S32s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        (p as *const i32).add(i).read_unaligned() as f32
+        // SAFETY: `p` + `i` is a readable s32 of the caller's buffer (the `Src` contract);
+        // `read_unaligned` needs no alignment.
+        unsafe { (p as *const i32).add(i).read_unaligned() as f32 }
     }
 }
 impl Src for S8s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        *(p as *const i8).add(i) as f32
+        // SAFETY: `p` + `i` is a readable s8 of the caller's buffer (the `Src` contract); bytes
+        // need no alignment.
+        unsafe { *(p as *const i8).add(i) as f32 }
     }
 }
 impl Src for U8s {
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
-        *p.add(i) as f32
+        // SAFETY: `p` + `i` is a readable u8 of the caller's buffer (the `Src` contract); bytes
+        // need no alignment.
+        unsafe { *p.add(i) as f32 }
     }
 }
 
@@ -178,33 +222,44 @@ macro_rules! multiversion {
         pub(crate) unsafe fn $name(dt: DataType, m: usize, $($arg: $ty),*) {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
             unsafe fn avx2<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: `pick` calls this only when AVX2 was detected; the pointer contract
+                // is the dispatcher's, passed on unchanged.
+                unsafe { $body::<S, M>($($arg),*) }
             }
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
             unsafe fn avx512<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: `pick` calls this only when AVX-512F was detected; the pointer
+                // contract is the dispatcher's, passed on unchanged.
+                unsafe { $body::<S, M>($($arg),*) }
             }
             unsafe fn baseline<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: no target feature beyond the baseline; the pointer contract is the
+                // dispatcher's, passed on unchanged.
+                unsafe { $body::<S, M>($($arg),*) }
             }
             unsafe fn pick<S: Src>(m: usize, $($arg: $ty),*) {
-                match (isa(), m) {
-                    (Isa::Avx512, 0) => avx512::<S, 0>($($arg),*),
-                    (Isa::Avx512, 1) => avx512::<S, 1>($($arg),*),
-                    (Isa::Avx512, 2) => avx512::<S, 2>($($arg),*),
-                    (Isa::Avx512, _) => avx512::<S, 3>($($arg),*),
-                    (Isa::Avx2, 0) => avx2::<S, 0>($($arg),*),
-                    (Isa::Avx2, 1) => avx2::<S, 1>($($arg),*),
-                    (Isa::Avx2, 2) => avx2::<S, 2>($($arg),*),
-                    (Isa::Avx2, _) => avx2::<S, 3>($($arg),*),
-                    (Isa::Base, 0) => baseline::<S, 0>($($arg),*),
-                    (Isa::Base, 1) => baseline::<S, 1>($($arg),*),
-                    (Isa::Base, 2) => baseline::<S, 2>($($arg),*),
-                    (Isa::Base, _) => baseline::<S, 3>($($arg),*),
+                // SAFETY: `isa()` never exceeds the detected ISA, so each variant runs on a CPU
+                // that has its features; the pointers are the dispatcher's, unchanged.
+                unsafe {
+                    match (isa(), m) {
+                        (Isa::Avx512, 0) => avx512::<S, 0>($($arg),*),
+                        (Isa::Avx512, 1) => avx512::<S, 1>($($arg),*),
+                        (Isa::Avx512, 2) => avx512::<S, 2>($($arg),*),
+                        (Isa::Avx512, _) => avx512::<S, 3>($($arg),*),
+                        (Isa::Avx2, 0) => avx2::<S, 0>($($arg),*),
+                        (Isa::Avx2, 1) => avx2::<S, 1>($($arg),*),
+                        (Isa::Avx2, 2) => avx2::<S, 2>($($arg),*),
+                        (Isa::Avx2, _) => avx2::<S, 3>($($arg),*),
+                        (Isa::Base | Isa::Neon, 0) => baseline::<S, 0>($($arg),*),
+                        (Isa::Base | Isa::Neon, 1) => baseline::<S, 1>($($arg),*),
+                        (Isa::Base | Isa::Neon, 2) => baseline::<S, 2>($($arg),*),
+                        (Isa::Base | Isa::Neon, _) => baseline::<S, 3>($($arg),*),
+                    }
                 }
             }
             debug_assert!(m <= 3);
-            with_src!(dt, pick, (m, $($arg),*))
+            // SAFETY: the caller's pointer contract (see `$body`) is passed on unchanged.
+            unsafe { with_src!(dt, pick, (m, $($arg),*)) }
         }
     };
 }
@@ -219,41 +274,45 @@ unsafe fn lerp_body<S: Src, const M: usize>(
     w: &[[f32; 2]; 3],
     out: &mut [f32],
 ) {
-    match M {
-        0 => {
-            let o0 = offs[0];
-            for (l, v) in out.iter_mut().enumerate() {
-                *v = S::get(src, o0 + l);
+    // SAFETY: the caller guarantees `src` holds elements `offs[k] + l` for every corner `k < 2^M`
+    // and `l < out.len()` (tap tables are bounded by the source layout).
+    unsafe {
+        match M {
+            0 => {
+                let o0 = offs[0];
+                for (l, v) in out.iter_mut().enumerate() {
+                    *v = S::get(src, o0 + l);
+                }
             }
-        }
-        1 => {
-            let (o0, o1) = (offs[0], offs[1]);
-            let [a0, a1] = w[0];
-            for (l, v) in out.iter_mut().enumerate() {
-                *v = S::get(src, o0 + l) * a0 + S::get(src, o1 + l) * a1;
+            1 => {
+                let (o0, o1) = (offs[0], offs[1]);
+                let [a0, a1] = w[0];
+                for (l, v) in out.iter_mut().enumerate() {
+                    *v = S::get(src, o0 + l) * a0 + S::get(src, o1 + l) * a1;
+                }
             }
-        }
-        2 => {
-            let [a0, a1] = w[0];
-            let [b0, b1] = w[1];
-            for (l, v) in out.iter_mut().enumerate() {
-                let h0 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
-                let h1 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
-                *v = h0 * b0 + h1 * b1;
+            2 => {
+                let [a0, a1] = w[0];
+                let [b0, b1] = w[1];
+                for (l, v) in out.iter_mut().enumerate() {
+                    let h0 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
+                    let h1 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
+                    *v = h0 * b0 + h1 * b1;
+                }
             }
-        }
-        _ => {
-            let [a0, a1] = w[0];
-            let [b0, b1] = w[1];
-            let [c0, c1] = w[2];
-            for (l, v) in out.iter_mut().enumerate() {
-                let d00 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
-                let d10 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
-                let d01 = S::get(src, offs[4] + l) * a0 + S::get(src, offs[5] + l) * a1;
-                let d11 = S::get(src, offs[6] + l) * a0 + S::get(src, offs[7] + l) * a1;
-                let h0 = d00 * b0 + d10 * b1;
-                let h1 = d01 * b0 + d11 * b1;
-                *v = h0 * c0 + h1 * c1;
+            _ => {
+                let [a0, a1] = w[0];
+                let [b0, b1] = w[1];
+                let [c0, c1] = w[2];
+                for (l, v) in out.iter_mut().enumerate() {
+                    let d00 = S::get(src, offs[0] + l) * a0 + S::get(src, offs[1] + l) * a1;
+                    let d10 = S::get(src, offs[2] + l) * a0 + S::get(src, offs[3] + l) * a1;
+                    let d01 = S::get(src, offs[4] + l) * a0 + S::get(src, offs[5] + l) * a1;
+                    let d11 = S::get(src, offs[6] + l) * a0 + S::get(src, offs[7] + l) * a1;
+                    let h0 = d00 * b0 + d10 * b1;
+                    let h1 = d01 * b0 + d11 * b1;
+                    *v = h0 * c0 + h1 * c1;
+                }
             }
         }
     }
@@ -300,11 +359,15 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
-    let lanes = out.len() / px.len().max(1);
-    let mut ww = *w;
-    for (p, &tap) in px.iter().enumerate() {
-        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-        lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
+    // SAFETY: the caller guarantees every corner `base[k] + px[p].0` (and `.1` with `px2`) plus
+    // `lanes` elements lies in `src`: `lerp_body`'s contract per pixel.
+    unsafe {
+        let lanes = out.len() / px.len().max(1);
+        let mut ww = *w;
+        for (p, &tap) in px.iter().enumerate() {
+            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+            lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
+        }
     }
 }
 
@@ -319,52 +382,56 @@ unsafe fn lerp_f32_avx512<const M: usize>(
     out: *mut f32,
     n: usize,
 ) {
-    use std::arch::x86_64::*;
-    let (a0, a1) = (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1]));
-    let (b0, b1) = (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1]));
-    let (c0, c1) = (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1]));
-    let mut l = 0;
-    while l < n {
-        let rem = n - l;
-        let mask: __mmask16 = if rem >= 16 { 0xFFFF } else { (1u16 << rem) - 1 };
-        // Masked-off lanes are neither read nor written (AVX-512 suppresses their faults).
-        macro_rules! ld {
-            ($k:expr) => {
-                _mm512_maskz_loadu_ps(mask, src.add(offs[$k] + l))
-            };
-        }
-        macro_rules! lin {
-            ($x:expr, $y:expr, $p:expr, $q:expr) => {
-                _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
-            };
-        }
-        let r = match M {
-            0 => ld!(0),
-            1 => lin!(ld!(0), ld!(1), a0, a1),
-            2 => lin!(
-                lin!(ld!(0), ld!(1), a0, a1),
-                lin!(ld!(2), ld!(3), a0, a1),
-                b0,
-                b1
-            ),
-            _ => {
-                let h0 = lin!(
+    // SAFETY: runs only when AVX-512F was detected; loads and stores touch only unmasked lanes `l <
+    // n` of `src + offs[k]` and `out`, which the caller guarantees valid.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (a0, a1) = (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1]));
+        let (b0, b1) = (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1]));
+        let (c0, c1) = (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1]));
+        let mut l = 0;
+        while l < n {
+            let rem = n - l;
+            let mask: __mmask16 = if rem >= 16 { 0xFFFF } else { (1u16 << rem) - 1 };
+            // Masked-off lanes are neither read nor written (AVX-512 suppresses their faults).
+            macro_rules! ld {
+                ($k:expr) => {
+                    _mm512_maskz_loadu_ps(mask, src.add(offs[$k] + l))
+                };
+            }
+            macro_rules! lin {
+                ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                    _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
+                };
+            }
+            let r = match M {
+                0 => ld!(0),
+                1 => lin!(ld!(0), ld!(1), a0, a1),
+                2 => lin!(
                     lin!(ld!(0), ld!(1), a0, a1),
                     lin!(ld!(2), ld!(3), a0, a1),
                     b0,
                     b1
-                );
-                let h1 = lin!(
-                    lin!(ld!(4), ld!(5), a0, a1),
-                    lin!(ld!(6), ld!(7), a0, a1),
-                    b0,
-                    b1
-                );
-                lin!(h0, h1, c0, c1)
-            }
-        };
-        _mm512_mask_storeu_ps(out.add(l), mask, r);
-        l += 16;
+                ),
+                _ => {
+                    let h0 = lin!(
+                        lin!(ld!(0), ld!(1), a0, a1),
+                        lin!(ld!(2), ld!(3), a0, a1),
+                        b0,
+                        b1
+                    );
+                    let h1 = lin!(
+                        lin!(ld!(4), ld!(5), a0, a1),
+                        lin!(ld!(6), ld!(7), a0, a1),
+                        b0,
+                        b1
+                    );
+                    lin!(h0, h1, c0, c1)
+                }
+            };
+            _mm512_mask_storeu_ps(out.add(l), mask, r);
+            l += 16;
+        }
     }
 }
 
@@ -379,17 +446,120 @@ unsafe fn lanes_row_f32_avx512<const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
+    // SAFETY: runs only when AVX-512F was detected; `out` has `px.len() * lanes` elements so `out +
+    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
+    unsafe {
+        let lanes = out.len() / px.len().max(1);
+        let mut ww = *w;
+        for (p, &tap) in px.iter().enumerate() {
+            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+            lerp_f32_avx512::<M>(
+                src as *const f32,
+                &offs,
+                &ww,
+                out.as_mut_ptr().add(p * lanes),
+                lanes,
+            );
+        }
+    }
+}
+
+/// NEON f32 lanes of one pixel: 4-lane steps, the rest one lane at a time, the reference's
+/// operation order with separate multiplies and adds (`vmulq` + `vaddq`, never `vfmaq`), so
+/// the bits are identical.
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+unsafe fn lerp_f32_neon<const M: usize>(
+    src: *const f32,
+    offs: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    out: *mut f32,
+    n: usize,
+) {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is baseline on aarch64; vector steps read `src + offs[k] + l .. + 4` and
+    // write `out + l .. + 4` with `l + 4 <= n`, and the scalar tail reads lanes `< n`: all
+    // within the caller's `n` lanes of each corner and of `out`.
+    unsafe {
+        let (a0, a1) = (vdupq_n_f32(w[0][0]), vdupq_n_f32(w[0][1]));
+        let (b0, b1) = (vdupq_n_f32(w[1][0]), vdupq_n_f32(w[1][1]));
+        let (c0, c1) = (vdupq_n_f32(w[2][0]), vdupq_n_f32(w[2][1]));
+        let mut l = 0;
+        while l + 4 <= n {
+            macro_rules! ld {
+                ($k:expr) => {
+                    vld1q_f32(src.add(offs[$k] + l))
+                };
+            }
+            macro_rules! lin {
+                ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                    vaddq_f32(vmulq_f32($x, $p), vmulq_f32($y, $q))
+                };
+            }
+            let r = match M {
+                0 => ld!(0),
+                1 => lin!(ld!(0), ld!(1), a0, a1),
+                2 => lin!(
+                    lin!(ld!(0), ld!(1), a0, a1),
+                    lin!(ld!(2), ld!(3), a0, a1),
+                    b0,
+                    b1
+                ),
+                _ => {
+                    let h0 = lin!(
+                        lin!(ld!(0), ld!(1), a0, a1),
+                        lin!(ld!(2), ld!(3), a0, a1),
+                        b0,
+                        b1
+                    );
+                    let h1 = lin!(
+                        lin!(ld!(4), ld!(5), a0, a1),
+                        lin!(ld!(6), ld!(7), a0, a1),
+                        b0,
+                        b1
+                    );
+                    lin!(h0, h1, c0, c1)
+                }
+            };
+            vst1q_f32(out.add(l), r);
+            l += 4;
+        }
+        if l < n {
+            let tail = std::slice::from_raw_parts_mut(out.add(l), n - l);
+            let mut o = *offs;
+            for x in o.iter_mut() {
+                *x += l;
+            }
+            lerp_body::<F32s, M>(src as *const u8, &o, w, tail);
+        }
+    }
+}
+
+/// [`lanes_row_body`] for f32 sources on NEON.
+#[cfg(target_arch = "aarch64")]
+unsafe fn lanes_row_f32_neon<const M: usize>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
     let lanes = out.len() / px.len().max(1);
     let mut ww = *w;
     for (p, &tap) in px.iter().enumerate() {
         let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-        lerp_f32_avx512::<M>(
-            src as *const f32,
-            &offs,
-            &ww,
-            out.as_mut_ptr().add(p * lanes),
-            lanes,
-        );
+        // SAFETY: `out` has `px.len() * lanes` elements, so `out + p * lanes .. + lanes` is in
+        // bounds; the source corners are the caller's (as in `lanes_row_body`).
+        unsafe {
+            lerp_f32_neon::<M>(
+                src as *const f32,
+                &offs,
+                &ww,
+                out.as_mut_ptr().add(p * lanes),
+                lanes,
+            )
+        };
     }
 }
 
@@ -404,16 +574,29 @@ pub(crate) unsafe fn lanes_row(
     px2: bool,
     out: &mut [f32],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if dt == DataType::F32 && isa() == Isa::Avx512 {
-        return match m {
-            0 => lanes_row_f32_avx512::<0>(src, base, w, px, px2, out),
-            1 => lanes_row_f32_avx512::<1>(src, base, w, px, px2, out),
-            2 => lanes_row_f32_avx512::<2>(src, base, w, px, px2, out),
-            _ => lanes_row_f32_avx512::<3>(src, base, w, px, px2, out),
-        };
+    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is
+    // AVX-512, the NEON one on aarch64 only; the caller's pointer contract is passed on.
+    unsafe {
+        #[cfg(target_arch = "aarch64")]
+        if dt == DataType::F32 && isa() == Isa::Neon {
+            return match m {
+                0 => lanes_row_f32_neon::<0>(src, base, w, px, px2, out),
+                1 => lanes_row_f32_neon::<1>(src, base, w, px, px2, out),
+                2 => lanes_row_f32_neon::<2>(src, base, w, px, px2, out),
+                _ => lanes_row_f32_neon::<3>(src, base, w, px, px2, out),
+            };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if dt == DataType::F32 && isa() == Isa::Avx512 {
+            return match m {
+                0 => lanes_row_f32_avx512::<0>(src, base, w, px, px2, out),
+                1 => lanes_row_f32_avx512::<1>(src, base, w, px, px2, out),
+                2 => lanes_row_f32_avx512::<2>(src, base, w, px, px2, out),
+                _ => lanes_row_f32_avx512::<3>(src, base, w, px, px2, out),
+            };
+        }
+        lanes_row_generic(dt, m, src, base, w, px, px2, out)
     }
-    lanes_row_generic(dt, m, src, base, w, px, px2, out)
 }
 
 multiversion!(
@@ -433,16 +616,20 @@ unsafe fn wrow_body<const TWO: bool>(
     out: *mut f32,
     ostride: usize,
 ) {
-    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
-        let o = out.add(q * ostride);
-        let (a, b) = (row.add(i0), row.add(i1));
-        for l in 0..n {
-            let v = if TWO {
-                *a.add(l) * w0 + *b.add(l) * w1
-            } else {
-                *a.add(l)
-            };
-            *o.add(l) = v;
+    // SAFETY: the caller guarantees `row + i0 + l`, `row + i1 + l` and `out + q * ostride + l` are
+    // valid for `l < n` and every tap `q`.
+    unsafe {
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            for l in 0..n {
+                let v = if TWO {
+                    *a.add(l) * w0 + *b.add(l) * w1
+                } else {
+                    *a.add(l)
+                };
+                *o.add(l) = v;
+            }
         }
     }
 }
@@ -459,39 +646,43 @@ unsafe fn wrow_avx512<const TWO: bool>(
     ostride: usize,
     nt: bool,
 ) {
-    use std::arch::x86_64::*;
-    let full = n / 16;
-    let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
-    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
-        let o = out.add(q * ostride);
-        let (a, b) = (row.add(i0), row.add(i1));
-        let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
-        let stream = nt && (o as usize).is_multiple_of(64);
-        for k in 0..full {
-            let x = _mm512_loadu_ps(a.add(16 * k));
-            let r = if TWO {
-                let y = _mm512_loadu_ps(b.add(16 * k));
-                _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-            } else {
-                x
-            };
-            if stream {
-                _mm512_stream_ps(o.add(16 * k), r);
-            } else {
-                _mm512_storeu_ps(o.add(16 * k), r);
+    // SAFETY: AVX-512F was detected by `wrow`; full 16-lane steps end at or before `n` and the tail
+    // is masked to lanes `< n`, so every access is one the caller guarantees.
+    unsafe {
+        use std::arch::x86_64::*;
+        let full = n / 16;
+        let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+            let stream = nt && (o as usize).is_multiple_of(64);
+            for k in 0..full {
+                let x = _mm512_loadu_ps(a.add(16 * k));
+                let r = if TWO {
+                    let y = _mm512_loadu_ps(b.add(16 * k));
+                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+                } else {
+                    x
+                };
+                if stream {
+                    _mm512_stream_ps(o.add(16 * k), r);
+                } else {
+                    _mm512_storeu_ps(o.add(16 * k), r);
+                }
             }
-        }
-        if tail != 0 {
-            let l = 16 * full;
-            // Masked-off lanes are neither read nor written.
-            let x = _mm512_maskz_loadu_ps(tail, a.add(l));
-            let r = if TWO {
-                let y = _mm512_maskz_loadu_ps(tail, b.add(l));
-                _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-            } else {
-                x
-            };
-            _mm512_mask_storeu_ps(o.add(l), tail, r);
+            if tail != 0 {
+                let l = 16 * full;
+                // Masked-off lanes are neither read nor written.
+                let x = _mm512_maskz_loadu_ps(tail, a.add(l));
+                let r = if TWO {
+                    let y = _mm512_maskz_loadu_ps(tail, b.add(l));
+                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+                } else {
+                    x
+                };
+                _mm512_mask_storeu_ps(o.add(l), tail, r);
+            }
         }
     }
 }
@@ -508,48 +699,97 @@ unsafe fn wrow_avx2<const TWO: bool>(
     ostride: usize,
     nt: bool,
 ) {
-    use std::arch::x86_64::*;
-    let lanes: [i32; 16] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
-    let mask = _mm256_loadu_si256(lanes.as_ptr().add(8 - n.min(8)) as *const __m256i);
-    let full = n / 8;
-    let last = n.saturating_sub(8);
-    for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
-        let o = out.add(q * ostride);
-        let (a, b) = (row.add(i0), row.add(i1));
-        let (v0, v1) = (_mm256_set1_ps(w0), _mm256_set1_ps(w1));
-        let stream = nt && (o as usize).is_multiple_of(32);
-        macro_rules! step {
-            ($l:expr, $nt:expr) => {{
-                let x = _mm256_loadu_ps(a.add($l));
+    // SAFETY: AVX2 was detected by `wrow`; full steps end at or before `n`, the overlapping last
+    // step starts at `n - 8 >= 0`, below 8 lanes only masked lanes `< n` are touched, and the mask
+    // read `lanes[8 - min(n, 8)..][..8]` stays in its 16 entries.
+    unsafe {
+        use std::arch::x86_64::*;
+        let lanes: [i32; 16] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mask = _mm256_loadu_si256(lanes.as_ptr().add(8 - n.min(8)) as *const __m256i);
+        let full = n / 8;
+        let last = n.saturating_sub(8);
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (_mm256_set1_ps(w0), _mm256_set1_ps(w1));
+            let stream = nt && (o as usize).is_multiple_of(32);
+            macro_rules! step {
+                ($l:expr, $nt:expr) => {{
+                    let x = _mm256_loadu_ps(a.add($l));
+                    let r = if TWO {
+                        let y = _mm256_loadu_ps(b.add($l));
+                        _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
+                    } else {
+                        x
+                    };
+                    if $nt {
+                        _mm256_stream_ps(o.add($l), r);
+                    } else {
+                        _mm256_storeu_ps(o.add($l), r);
+                    }
+                }};
+            }
+            if n >= 8 {
+                for k in 0..full {
+                    step!(8 * k, stream);
+                }
+                if !n.is_multiple_of(8) {
+                    step!(last, false);
+                }
+            } else {
+                let x = _mm256_maskload_ps(a, mask);
                 let r = if TWO {
-                    let y = _mm256_loadu_ps(b.add($l));
+                    let y = _mm256_maskload_ps(b, mask);
                     _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
                 } else {
                     x
                 };
-                if $nt {
-                    _mm256_stream_ps(o.add($l), r);
-                } else {
-                    _mm256_storeu_ps(o.add($l), r);
-                }
-            }};
+                _mm256_maskstore_ps(o, mask, r);
+            }
         }
-        if n >= 8 {
-            for k in 0..full {
-                step!(8 * k, stream);
-            }
-            if !n.is_multiple_of(8) {
-                step!(last, false);
-            }
-        } else {
-            let x = _mm256_maskload_ps(a, mask);
-            let r = if TWO {
-                let y = _mm256_maskload_ps(b, mask);
-                _mm256_add_ps(_mm256_mul_ps(x, v0), _mm256_mul_ps(y, v1))
-            } else {
-                x
+    }
+}
+
+/// [`wrow_body`] with 4-lane NEON steps (`vmulq` + `vaddq`, no fused multiply-add: the
+/// reference's bits); the tail is a last overlapping step, below 4 lanes scalar code.
+#[cfg(target_arch = "aarch64")]
+unsafe fn wrow_neon<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut f32,
+    ostride: usize,
+) {
+    use std::arch::aarch64::*;
+    if n < 4 {
+        // SAFETY: `wrow_body` has this function's contract.
+        return unsafe { wrow_body::<TWO>(row, taps, n, out, ostride) };
+    }
+    // SAFETY: NEON is baseline on aarch64; steps cover lanes `l .. l + 4` with `l + 4 <= n`
+    // (the last one starts at `n - 4 >= 0`) of `row + i0`, `row + i1` and the pixel's output,
+    // which the caller guarantees valid; `out` does not overlap `row`, so rewriting lanes in
+    // the overlapping step stores the same bits.
+    unsafe {
+        for (q, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(q * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (vdupq_n_f32(w0), vdupq_n_f32(w1));
+            let step = |l: usize| {
+                let x = vld1q_f32(a.add(l));
+                let r = if TWO {
+                    let y = vld1q_f32(b.add(l));
+                    vaddq_f32(vmulq_f32(x, v0), vmulq_f32(y, v1))
+                } else {
+                    x
+                };
+                vst1q_f32(o.add(l), r);
             };
-            _mm256_maskstore_ps(o, mask, r);
+            for k in 0..n / 4 {
+                step(4 * k);
+            }
+            if !n.is_multiple_of(4) {
+                step(n - 4);
+            }
         }
     }
 }
@@ -566,19 +806,31 @@ pub(crate) unsafe fn wrow(
     ostride: usize,
     nt: bool,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    match (isa(), two) {
-        (Isa::Avx512, true) => return wrow_avx512::<true>(row, taps, n, out, ostride, nt),
-        (Isa::Avx512, false) => return wrow_avx512::<false>(row, taps, n, out, ostride, nt),
-        (Isa::Avx2, true) => return wrow_avx2::<true>(row, taps, n, out, ostride, nt),
-        (Isa::Avx2, false) => return wrow_avx2::<false>(row, taps, n, out, ostride, nt),
-        (Isa::Base, _) => {}
-    }
-    let _ = nt;
-    if two {
-        wrow_body::<true>(row, taps, n, out, ostride)
-    } else {
-        wrow_body::<false>(row, taps, n, out, ostride)
+    // SAFETY: the vector variants run only under an ISA `isa()` reports (never above the detected
+    // one); the caller's pointer contract is passed on unchanged.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match (isa(), two) {
+            (Isa::Avx512, true) => return wrow_avx512::<true>(row, taps, n, out, ostride, nt),
+            (Isa::Avx512, false) => return wrow_avx512::<false>(row, taps, n, out, ostride, nt),
+            (Isa::Avx2, true) => return wrow_avx2::<true>(row, taps, n, out, ostride, nt),
+            (Isa::Avx2, false) => return wrow_avx2::<false>(row, taps, n, out, ostride, nt),
+            _ => {}
+        }
+        #[cfg(target_arch = "aarch64")]
+        if isa() == Isa::Neon {
+            return if two {
+                wrow_neon::<true>(row, taps, n, out, ostride)
+            } else {
+                wrow_neon::<false>(row, taps, n, out, ostride)
+            };
+        }
+        let _ = nt;
+        if two {
+            wrow_body::<true>(row, taps, n, out, ostride)
+        } else {
+            wrow_body::<false>(row, taps, n, out, ostride)
+        }
     }
 }
 
@@ -596,56 +848,104 @@ pub(crate) unsafe fn copy_pixels(
     pad: usize,
     nt: bool,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2(
-        src: *const u8,
-        taps: &[(usize, usize, f32, f32)],
-        ssz: usize,
-        bytes: usize,
-        dst: *mut u8,
-        dstride: usize,
-        nt: bool,
-    ) {
-        use std::arch::x86_64::*;
-        // 32-byte steps; the tail is one last overlapping step (same bytes again).
-        let full = bytes / 32;
-        let last = bytes - 32;
+    // SAFETY: the caller guarantees `src + taps[q].0 * ssz .. + bytes` readable and `dst + q *
+    // dstride .. + bytes + pad` writable and disjoint from it; the AVX2 variant runs only when
+    // detected, the NEON one on aarch64 only.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(
+            src: *const u8,
+            taps: &[(usize, usize, f32, f32)],
+            ssz: usize,
+            bytes: usize,
+            dst: *mut u8,
+            dstride: usize,
+            nt: bool,
+        ) {
+            // SAFETY: AVX2 was detected by the caller; 32-byte steps end at or before `bytes` and
+            // the overlapping last one starts at `bytes - 32 >= 0`, all within each pixel's
+            // `bytes`.
+            unsafe {
+                use std::arch::x86_64::*;
+                // 32-byte steps; the tail is one last overlapping step (same bytes again).
+                let full = bytes / 32;
+                let last = bytes - 32;
+                for (q, t) in taps.iter().enumerate() {
+                    let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+                    if nt && (d as usize).is_multiple_of(32) {
+                        for k in 0..full {
+                            let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
+                            _mm256_stream_si256(d.add(32 * k) as *mut __m256i, v);
+                        }
+                    } else {
+                        for k in 0..full {
+                            let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
+                            _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, v);
+                        }
+                    }
+                    if !bytes.is_multiple_of(32) {
+                        let v = _mm256_loadu_si256(s.add(last) as *const __m256i);
+                        _mm256_storeu_si256(d.add(last) as *mut __m256i, v);
+                    }
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if isa() != Isa::Base && bytes >= 32 {
+            avx2(src, taps, ssz, bytes, dst, dstride, nt);
+            if pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+                }
+            }
+            return;
+        }
+        #[cfg(target_arch = "aarch64")]
+        if isa() == Isa::Neon && bytes >= 16 {
+            copy_pixels_neon(src, taps, ssz, bytes, dst, dstride);
+            if pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+                }
+            }
+            return;
+        }
+        let _ = nt;
+        for (q, t) in taps.iter().enumerate() {
+            let d = dst.add(q * dstride);
+            std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
+            if pad > 0 {
+                std::ptr::write_bytes(d.add(bytes), 0, pad);
+            }
+        }
+    }
+}
+
+/// [`copy_pixels`]' NEON path (`bytes >= 16`): 16-byte steps, the tail one last overlapping
+/// step (the same bytes again).
+#[cfg(target_arch = "aarch64")]
+unsafe fn copy_pixels_neon(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    ssz: usize,
+    bytes: usize,
+    dst: *mut u8,
+    dstride: usize,
+) {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is baseline on aarch64; steps end at or before `bytes` and the last one
+    // starts at `bytes - 16 >= 0`, inside each pixel's `bytes` that the caller guarantees
+    // readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q * dstride`.
+    unsafe {
         for (q, t) in taps.iter().enumerate() {
             let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
-            if nt && (d as usize).is_multiple_of(32) {
-                for k in 0..full {
-                    let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
-                    _mm256_stream_si256(d.add(32 * k) as *mut __m256i, v);
-                }
-            } else {
-                for k in 0..full {
-                    let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
-                    _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, v);
-                }
+            for k in 0..bytes / 16 {
+                vst1q_u8(d.add(16 * k), vld1q_u8(s.add(16 * k)));
             }
-            if !bytes.is_multiple_of(32) {
-                let v = _mm256_loadu_si256(s.add(last) as *const __m256i);
-                _mm256_storeu_si256(d.add(last) as *mut __m256i, v);
+            if !bytes.is_multiple_of(16) {
+                vst1q_u8(d.add(bytes - 16), vld1q_u8(s.add(bytes - 16)));
             }
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    if isa() != Isa::Base && bytes >= 32 {
-        avx2(src, taps, ssz, bytes, dst, dstride, nt);
-        if pad > 0 {
-            for q in 0..taps.len() {
-                std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
-            }
-        }
-        return;
-    }
-    let _ = nt;
-    for (q, t) in taps.iter().enumerate() {
-        let d = dst.add(q * dstride);
-        std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
-        if pad > 0 {
-            std::ptr::write_bytes(d.add(bytes), 0, pad);
         }
     }
 }
@@ -662,27 +962,35 @@ pub(crate) unsafe fn stream_copy(src: *const u8, dst: *mut u8, n: usize) {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn avx2(src: *const u8, dst: *mut u8, n: usize) {
-        use std::arch::x86_64::*;
-        let h = ((64 - dst as usize % 64) % 64).min(n);
-        std::ptr::copy_nonoverlapping(src, dst, h);
-        let lines = (n - h) / 64;
-        for k in 0..lines {
-            let (s, d) = (src.add(h + 64 * k), dst.add(h + 64 * k));
-            let (x, y) = (
-                _mm256_loadu_si256(s as *const __m256i),
-                _mm256_loadu_si256(s.add(32) as *const __m256i),
-            );
-            _mm256_stream_si256(d as *mut __m256i, x);
-            _mm256_stream_si256(d.add(32) as *mut __m256i, y);
+        // SAFETY: AVX2 was detected by the caller; every access is within the `n` bytes at
+        // `src` / `dst` (head, whole lines, tail).
+        unsafe {
+            use std::arch::x86_64::*;
+            let h = ((64 - dst as usize % 64) % 64).min(n);
+            std::ptr::copy_nonoverlapping(src, dst, h);
+            let lines = (n - h) / 64;
+            for k in 0..lines {
+                let (s, d) = (src.add(h + 64 * k), dst.add(h + 64 * k));
+                let (x, y) = (
+                    _mm256_loadu_si256(s as *const __m256i),
+                    _mm256_loadu_si256(s.add(32) as *const __m256i),
+                );
+                _mm256_stream_si256(d as *mut __m256i, x);
+                _mm256_stream_si256(d.add(32) as *mut __m256i, y);
+            }
+            let done = h + 64 * lines;
+            std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), n - done);
         }
-        let done = h + 64 * lines;
-        std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), n - done);
     }
-    #[cfg(target_arch = "x86_64")]
-    if isa() != Isa::Base {
-        return avx2(src, dst, n);
+    // SAFETY: the AVX2 variant runs only when `isa()` says the CPU has it; the caller
+    // guarantees `n` readable bytes at `src`, `n` writable ones at `dst`, not overlapping.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if matches!(isa(), Isa::Avx2 | Isa::Avx512) {
+            return avx2(src, dst, n);
+        }
+        std::ptr::copy_nonoverlapping(src, dst, n)
     }
-    std::ptr::copy_nonoverlapping(src, dst, n)
 }
 
 /// A pointer into `buf` (grown to hold `n` elements past it) at the same address as `dst`
@@ -719,15 +1027,18 @@ unsafe fn accumulate_body<S: Src, const M: usize>(
     w: &[f32; 3],
     acc: &mut [f32],
 ) {
-    let [w0, w1, w2] = *w;
-    for (l, a) in acc.iter_mut().enumerate() {
-        let x = S::get(src, off + l);
-        *a += match M {
-            0 => x,
-            1 => x * w0,
-            2 => (x * w0) * w1,
-            _ => ((x * w0) * w1) * w2,
-        };
+    // SAFETY: the caller guarantees `src + off + l` is a readable element for `l < acc.len()`.
+    unsafe {
+        let [w0, w1, w2] = *w;
+        for (l, a) in acc.iter_mut().enumerate() {
+            let x = S::get(src, off + l);
+            *a += match M {
+                0 => x,
+                1 => x * w0,
+                2 => (x * w0) * w1,
+                _ => ((x * w0) * w1) * w2,
+            };
+        }
     }
 }
 
@@ -735,8 +1046,12 @@ multiversion!(accumulate, accumulate_body, (src: *const u8, off: usize, w: &[f32
 
 /// Loads `out.len()` contiguous elements starting at element offset `off`.
 pub(crate) unsafe fn load_contiguous(dt: DataType, src: *const u8, off: usize, out: &mut [f32]) {
-    let offs = [off, 0, 0, 0, 0, 0, 0, 0];
-    lerp(dt, 0, src, &offs, &[[0.0; 2]; 3], out)
+    // SAFETY: the caller guarantees `src + off .. + out.len()` elements are readable: `lerp`'s
+    // contract with no tap axes.
+    unsafe {
+        let offs = [off, 0, 0, 0, 0, 0, 0, 0];
+        lerp(dt, 0, src, &offs, &[[0.0; 2]; 3], out)
+    }
 }
 
 /// Stores contiguous f32 values converted to `dt` (no post-ops).
@@ -746,12 +1061,16 @@ pub(crate) unsafe fn store_contiguous(
     vals: &[f32],
     dst: *mut u8,
 ) {
-    match dt {
-        DataType::F32 => {
-            std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
+    // SAFETY: the caller guarantees `dst` has room for `vals.len()` elements of `dt` and does not
+    // overlap `vals`.
+    unsafe {
+        match dt {
+            DataType::F32 => {
+                std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
+            }
+            DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
+            other => store_converted(other, numerics, vals, dst),
         }
-        DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
-        other => store_converted(other, numerics, vals, dst),
     }
 }
 
@@ -760,54 +1079,75 @@ pub(crate) unsafe fn store_contiguous(
 /// `round_ties_even` is an instruction rather than a libm call.
 #[inline(always)]
 unsafe fn store_converted_body(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-    use super::dtype::store_f32;
-    macro_rules! each {
-        ($t:expr, $sz:expr) => {
-            for (l, &v) in vals.iter().enumerate() {
-                store_f32(dst.add(l * $sz), $t, v, numerics);
-            }
-        };
-    }
-    let q = super::dtype::IntStore::new(dt, numerics);
-    match (dt, q) {
-        (DataType::S8, Some(q)) => {
-            for (l, &v) in vals.iter().enumerate() {
-                *(dst as *mut i8).add(l) = q.apply(v) as i8;
-            }
+    // SAFETY: the caller guarantees `dst` has room for `vals.len()` elements of `dt`; element `l`
+    // is written at `l * size`.
+    unsafe {
+        use super::dtype::store_f32;
+        macro_rules! each {
+            ($t:expr, $sz:expr) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    store_f32(dst.add(l * $sz), $t, v, numerics);
+                }
+            };
         }
-        (DataType::U8, Some(q)) => {
-            for (l, &v) in vals.iter().enumerate() {
-                *dst.add(l) = q.apply(v) as u8;
+        let q = super::dtype::IntStore::new(dt, numerics);
+        match (dt, q) {
+            (DataType::S8, Some(q)) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    *(dst as *mut i8).add(l) = q.apply(v) as i8;
+                }
             }
-        }
-        (DataType::S32, Some(q)) => {
-            for (l, &v) in vals.iter().enumerate() {
-                (dst as *mut i32).add(l).write_unaligned(q.apply(v));
+            (DataType::U8, Some(q)) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    *dst.add(l) = q.apply(v) as u8;
+                }
             }
+            (DataType::S32, Some(q)) => {
+                for (l, &v) in vals.iter().enumerate() {
+                    (dst as *mut i32).add(l).write_unaligned(q.apply(v));
+                }
+            }
+            (DataType::F16, _) => each!(DataType::F16, 2),
+            (other, _) => each!(other, other.size()),
         }
-        (DataType::F16, _) => each!(DataType::F16, 2),
-        (other, _) => each!(other, other.size()),
     }
 }
 
 unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
-    unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
-        store_converted_body(dt, numerics, vals, dst)
-    }
-    #[cfg(target_arch = "x86_64")]
-    if isa() != Isa::Base {
-        if let (DataType::U8 | DataType::S8, Some(q)) =
-            (dt, super::dtype::IntStore::new(dt, numerics))
-        {
-            let n = vals.len() / 32 * 32;
-            store_int8_avx2(&vals[..n], dst, q, dt == DataType::S8);
-            return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
+    // SAFETY: the AVX2 variants run only when `isa()` (never above the detected ISA) has AVX2 and
+    // F16C was detected, NEON on aarch64 only; `dst + n` has room for the remaining
+    // `vals.len() - n` elements.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
+        unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
+            // SAFETY: the caller detected AVX2 and F16C; `store_converted_body`'s contract is
+            // passed on unchanged.
+            unsafe { store_converted_body(dt, numerics, vals, dst) }
         }
-    }
-    match isa() {
-        Isa::Avx512 | Isa::Avx2 if f16c() => avx2(dt, numerics, vals, dst),
-        _ => store_converted_body(dt, numerics, vals, dst),
+        #[cfg(target_arch = "x86_64")]
+        if isa() != Isa::Base {
+            if let (DataType::U8 | DataType::S8, Some(q)) =
+                (dt, super::dtype::IntStore::new(dt, numerics))
+            {
+                let n = vals.len() / 32 * 32;
+                store_int8_avx2(&vals[..n], dst, q, dt == DataType::S8);
+                return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if isa() == Isa::Neon {
+            if let (DataType::U8 | DataType::S8, Some(q)) =
+                (dt, super::dtype::IntStore::new(dt, numerics))
+            {
+                let n = vals.len() / 16 * 16;
+                store_int8_neon(&vals[..n], dst, q, dt == DataType::S8);
+                return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
+            }
+        }
+        match isa() {
+            Isa::Avx512 | Isa::Avx2 if f16c() => avx2(dt, numerics, vals, dst),
+            _ => store_converted_body(dt, numerics, vals, dst),
+        }
     }
 }
 
@@ -817,67 +1157,117 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn store_int8_avx2(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore, signed: bool) {
-    use std::arch::x86_64::*;
-    let (lo, hi, nan) = (
-        _mm256_set1_ps(q.lo),
-        _mm256_set1_ps(q.hi),
-        _mm256_set1_ps(q.nan),
-    );
-    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    macro_rules! conv {
-        ($p:expr) => {{
-            let v = _mm256_loadu_ps($p);
-            let v = _mm256_blendv_ps(nan, v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
-            let v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-            _mm256_cvttps_epi32(_mm256_round_ps::<
-                { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
-            >(v))
-        }};
+    // SAFETY: AVX2 was detected by the caller; reads `vals[k..k + 32]` with `k + 32 <= vals.len()`
+    // (a multiple of 32) and writes 32 bytes at `dst + k`, inside the caller's `vals.len()` bytes.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (lo, hi, nan) = (
+            _mm256_set1_ps(q.lo),
+            _mm256_set1_ps(q.hi),
+            _mm256_set1_ps(q.nan),
+        );
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        macro_rules! conv {
+            ($p:expr) => {{
+                let v = _mm256_loadu_ps($p);
+                let v = _mm256_blendv_ps(nan, v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
+                let v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+                _mm256_cvttps_epi32(_mm256_round_ps::<
+                    { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
+                >(v))
+            }};
+        }
+        for k in (0..vals.len()).step_by(32) {
+            let p = vals.as_ptr().add(k);
+            let ab = _mm256_packs_epi32(conv!(p), conv!(p.add(8)));
+            let cd = _mm256_packs_epi32(conv!(p.add(16)), conv!(p.add(24)));
+            let b = if signed {
+                _mm256_packs_epi16(ab, cd)
+            } else {
+                _mm256_packus_epi16(ab, cd)
+            };
+            let b = _mm256_permutevar8x32_epi32(b, order);
+            _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
+        }
     }
-    for k in (0..vals.len()).step_by(32) {
-        let p = vals.as_ptr().add(k);
-        let ab = _mm256_packs_epi32(conv!(p), conv!(p.add(8)));
-        let cd = _mm256_packs_epi32(conv!(p.add(16)), conv!(p.add(24)));
-        let b = if signed {
-            _mm256_packs_epi16(ab, cd)
-        } else {
-            _mm256_packus_epi16(ab, cd)
+}
+
+/// `IntStore::apply` to s8/u8 for 16 values at a time (`vals.len()` a multiple of 16) on
+/// NEON: NaN to `q.nan`, clamp to `[q.lo, q.hi]`, convert rounding half to even (`fcvtns`),
+/// narrow with saturation (exact, the values are in range by then).
+#[cfg(target_arch = "aarch64")]
+unsafe fn store_int8_neon(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore, signed: bool) {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is baseline on aarch64; reads `vals[k..k + 16]` with `k + 16 <= vals.len()`
+    // and writes 16 bytes at `dst + k`, inside the caller's `vals.len()` bytes.
+    unsafe {
+        let (lo, hi, nan) = (vdupq_n_f32(q.lo), vdupq_n_f32(q.hi), vdupq_n_f32(q.nan));
+        let conv = |p: *const f32| {
+            let v = vld1q_f32(p);
+            let v = vbslq_f32(vceqq_f32(v, v), v, nan);
+            let v = vminq_f32(vmaxq_f32(v, lo), hi);
+            vqmovn_s32(vcvtnq_s32_f32(v))
         };
-        let b = _mm256_permutevar8x32_epi32(b, order);
-        _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
+        for k in (0..vals.len()).step_by(16) {
+            let p = vals.as_ptr().add(k);
+            let ab = vcombine_s16(conv(p), conv(p.add(4)));
+            let cd = vcombine_s16(conv(p.add(8)), conv(p.add(12)));
+            if signed {
+                let b = vcombine_s8(vqmovn_s16(ab), vqmovn_s16(cd));
+                vst1q_s8(dst.add(k) as *mut i8, b);
+            } else {
+                vst1q_u8(dst.add(k), vcombine_u8(vqmovun_s16(ab), vqmovun_s16(cd)));
+            }
+        }
     }
 }
 
 #[inline(always)]
 unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for (o, &i) in idx.iter().enumerate() {
-        d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+    // SAFETY: the caller guarantees `src` holds elements `idx[o]` of `T` and `dst` has room for
+    // `idx.len()` of them.
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for (o, &i) in idx.iter().enumerate() {
+            d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+        }
     }
 }
 
 /// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-    unsafe fn avx512<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-        gather_body::<T>(src, dst, idx)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-        gather_body::<T>(src, dst, idx)
-    }
-    unsafe fn pick<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-        match isa() {
-            Isa::Avx512 => avx512::<T>(src, dst, idx),
-            Isa::Avx2 => avx2::<T>(src, dst, idx),
-            Isa::Base => gather_body::<T>(src, dst, idx),
+    // SAFETY: elements have `size` bytes as the caller states; `pick` passes the caller's contract
+    // on unchanged.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+        unsafe fn avx512<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+            // SAFETY: AVX-512F was detected (`pick` follows `isa()`); `gather_body`'s contract is
+            // the caller's.
+            unsafe { gather_body::<T>(src, dst, idx) }
         }
-    }
-    match size {
-        4 => pick::<u32>(src, dst, idx),
-        2 => pick::<u16>(src, dst, idx),
-        1 => pick::<u8>(src, dst, idx),
-        _ => pick::<u64>(src, dst, idx),
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+            // SAFETY: AVX2 was detected (`pick` follows `isa()`); `gather_body`'s contract is the
+            // caller's.
+            unsafe { gather_body::<T>(src, dst, idx) }
+        }
+        unsafe fn pick<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
+            // SAFETY: each variant runs only under an ISA `isa()` reports; `gather_body`'s contract
+            // is the caller's.
+            unsafe {
+                match isa() {
+                    Isa::Avx512 => avx512::<T>(src, dst, idx),
+                    Isa::Avx2 => avx2::<T>(src, dst, idx),
+                    Isa::Base | Isa::Neon => gather_body::<T>(src, dst, idx),
+                }
+            }
+        }
+        match size {
+            4 => pick::<u32>(src, dst, idx),
+            2 => pick::<u16>(src, dst, idx),
+            1 => pick::<u8>(src, dst, idx),
+            _ => pick::<u64>(src, dst, idx),
+        }
     }
 }
 
@@ -904,18 +1294,25 @@ fn bf16_bits(v: f32, onednn: bool) -> u16 {
 
 #[inline(always)]
 unsafe fn store_bf16_body(vals: &[f32], dst: *mut u16, onednn: bool) {
-    for (l, &v) in vals.iter().enumerate() {
-        dst.add(l).write_unaligned(bf16_bits(v, onednn));
+    // SAFETY: the caller guarantees `dst` has room for `vals.len()` u16 values (any alignment).
+    unsafe {
+        for (l, &v) in vals.iter().enumerate() {
+            dst.add(l).write_unaligned(bf16_bits(v, onednn));
+        }
     }
 }
 
 unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
-    match isa() {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if avx512bw() => store_bf16_avx512(vals, dst, onednn),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 | Isa::Avx2 => store_bf16_avx2(vals, dst, onednn),
-        _ => store_bf16_body(vals, dst, onednn),
+    // SAFETY: each variant runs only when `isa()` (and the AVX-512BW check) say the CPU has
+    // it; the caller's contract (room for `vals.len()` values at `dst`) is passed on.
+    unsafe {
+        match isa() {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 if avx512bw() => store_bf16_avx512(vals, dst, onednn),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Avx2 => store_bf16_avx2(vals, dst, onednn),
+            _ => store_bf16_body(vals, dst, onednn),
+        }
     }
 }
 
@@ -926,41 +1323,45 @@ unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn store_bf16_avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
-    use std::arch::x86_64::*;
-    let (one, bias) = (_mm512_set1_epi32(1), _mm512_set1_epi32(0x7FFF));
-    let (abs, exp) = (
-        _mm512_set1_epi32(0x7FFF_FFFF),
-        _mm512_set1_epi32(0x7F80_0000),
-    );
-    let sgn = _mm512_set1_epi32(0x8000);
-    let quiet = _mm512_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
-    let bits = |p: *const f32| {
-        let b = _mm512_castps_si512(_mm512_loadu_ps(p));
-        let hi = _mm512_srli_epi32::<16>(b);
-        let inc = _mm512_add_epi32(bias, _mm512_and_si512(hi, one));
-        let rounded = _mm512_srli_epi32::<16>(_mm512_add_epi32(b, inc));
-        let nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(b, abs), exp);
-        let sign = _mm512_and_si512(hi, sgn);
-        let nan_bits = _mm512_or_si512(if onednn { hi } else { sign }, quiet);
-        let r = _mm512_mask_mov_epi32(rounded, nan, nan_bits);
-        if onednn {
-            let sub = _mm512_cmpeq_epi32_mask(_mm512_and_si512(b, exp), _mm512_setzero_si512());
-            _mm512_mask_mov_epi32(r, sub, sign)
-        } else {
-            r
+    // SAFETY: AVX-512F/BW were detected by the caller; loads stay within `vals`, stores within the
+    // caller-guaranteed room for `vals.len()` values at `dst`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (one, bias) = (_mm512_set1_epi32(1), _mm512_set1_epi32(0x7FFF));
+        let (abs, exp) = (
+            _mm512_set1_epi32(0x7FFF_FFFF),
+            _mm512_set1_epi32(0x7F80_0000),
+        );
+        let sgn = _mm512_set1_epi32(0x8000);
+        let quiet = _mm512_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
+        let bits = |p: *const f32| {
+            let b = _mm512_castps_si512(_mm512_loadu_ps(p));
+            let hi = _mm512_srli_epi32::<16>(b);
+            let inc = _mm512_add_epi32(bias, _mm512_and_si512(hi, one));
+            let rounded = _mm512_srli_epi32::<16>(_mm512_add_epi32(b, inc));
+            let nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(b, abs), exp);
+            let sign = _mm512_and_si512(hi, sgn);
+            let nan_bits = _mm512_or_si512(if onednn { hi } else { sign }, quiet);
+            let r = _mm512_mask_mov_epi32(rounded, nan, nan_bits);
+            if onednn {
+                let sub = _mm512_cmpeq_epi32_mask(_mm512_and_si512(b, exp), _mm512_setzero_si512());
+                _mm512_mask_mov_epi32(r, sub, sign)
+            } else {
+                r
+            }
+        };
+        // packus interleaves per 128-bit lane: qword 2k holds lanes 4k..4k+3 of the first
+        // vector, qword 2k+1 those of the second.
+        let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+        let full = vals.len() / 32;
+        for k in 0..full {
+            let p = vals.as_ptr().add(32 * k);
+            let packed = _mm512_packus_epi32(bits(p), bits(p.add(16)));
+            let r = _mm512_permutexvar_epi64(order, packed);
+            _mm512_storeu_si512(dst.add(32 * k) as *mut _, r);
         }
-    };
-    // packus interleaves per 128-bit lane: qword 2k holds lanes 4k..4k+3 of the first
-    // vector, qword 2k+1 those of the second.
-    let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
-    let full = vals.len() / 32;
-    for k in 0..full {
-        let p = vals.as_ptr().add(32 * k);
-        let packed = _mm512_packus_epi32(bits(p), bits(p.add(16)));
-        let r = _mm512_permutexvar_epi64(order, packed);
-        _mm512_storeu_si512(dst.add(32 * k) as *mut _, r);
+        store_bf16_avx2(&vals[32 * full..], dst.add(32 * full), onednn)
     }
-    store_bf16_avx2(&vals[32 * full..], dst.add(32 * full), onednn)
 }
 
 /// [`store_bf16_avx512`] on AVX2: 8 lanes, blends for the masks, an unsigned pack (every
@@ -968,104 +1369,132 @@ unsafe fn store_bf16_avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn store_bf16_avx2(vals: &[f32], dst: *mut u16, onednn: bool) {
-    use std::arch::x86_64::*;
-    let full = vals.len() / 8;
-    let (one, bias) = (_mm256_set1_epi32(1), _mm256_set1_epi32(0x7FFF));
-    let (abs, exp) = (
-        _mm256_set1_epi32(0x7FFF_FFFF),
-        _mm256_set1_epi32(0x7F80_0000),
-    );
-    let sgn = _mm256_set1_epi32(0x8000);
-    let quiet = _mm256_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
-    for k in 0..full {
-        let b = _mm256_castps_si256(_mm256_loadu_ps(vals.as_ptr().add(8 * k)));
-        let hi = _mm256_srli_epi32::<16>(b);
-        let inc = _mm256_add_epi32(bias, _mm256_and_si256(hi, one));
-        let rounded = _mm256_srli_epi32::<16>(_mm256_add_epi32(b, inc));
-        let nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, abs), exp);
-        let sign = _mm256_and_si256(hi, sgn);
-        let nan_bits = _mm256_or_si256(if onednn { hi } else { sign }, quiet);
-        let mut r = _mm256_blendv_epi8(rounded, nan_bits, nan);
-        if onednn {
-            let sub = _mm256_cmpeq_epi32(_mm256_and_si256(b, exp), _mm256_setzero_si256());
-            r = _mm256_blendv_epi8(r, sign, sub);
-        }
-        // packus works per 128-bit half: lanes 0-3 land in qword 0, lanes 4-7 in qword 2.
-        let packed = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi32(r, r));
-        _mm_storeu_si128(
-            dst.add(8 * k) as *mut __m128i,
-            _mm256_castsi256_si128(packed),
+    // SAFETY: AVX2 was detected by the caller; loads stay within `vals`, stores within the
+    // caller-guaranteed room for `vals.len()` values at `dst`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let full = vals.len() / 8;
+        let (one, bias) = (_mm256_set1_epi32(1), _mm256_set1_epi32(0x7FFF));
+        let (abs, exp) = (
+            _mm256_set1_epi32(0x7FFF_FFFF),
+            _mm256_set1_epi32(0x7F80_0000),
         );
+        let sgn = _mm256_set1_epi32(0x8000);
+        let quiet = _mm256_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
+        for k in 0..full {
+            let b = _mm256_castps_si256(_mm256_loadu_ps(vals.as_ptr().add(8 * k)));
+            let hi = _mm256_srli_epi32::<16>(b);
+            let inc = _mm256_add_epi32(bias, _mm256_and_si256(hi, one));
+            let rounded = _mm256_srli_epi32::<16>(_mm256_add_epi32(b, inc));
+            let nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, abs), exp);
+            let sign = _mm256_and_si256(hi, sgn);
+            let nan_bits = _mm256_or_si256(if onednn { hi } else { sign }, quiet);
+            let mut r = _mm256_blendv_epi8(rounded, nan_bits, nan);
+            if onednn {
+                let sub = _mm256_cmpeq_epi32(_mm256_and_si256(b, exp), _mm256_setzero_si256());
+                r = _mm256_blendv_epi8(r, sign, sub);
+            }
+            // packus works per 128-bit half: lanes 0-3 land in qword 0, lanes 4-7 in qword 2.
+            let packed = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi32(r, r));
+            _mm_storeu_si128(
+                dst.add(8 * k) as *mut __m128i,
+                _mm256_castsi256_si128(packed),
+            );
+        }
+        store_bf16_body(&vals[8 * full..], dst.add(8 * full), onednn)
     }
-    store_bf16_body(&vals[8 * full..], dst.add(8 * full), onednn)
 }
 
 #[inline(always)]
 unsafe fn gather2_body(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-    let n = out.len().min(t.i0.len());
-    let (i0, i1, w0, w1) = (&t.i0[..n], &t.i1[..n], &t.w0[..n], &t.w1[..n]);
-    for o in 0..n {
-        out[o] = row.add(i0[o] as usize).read_unaligned() * w0[o]
-            + row.add(i1[o] as usize).read_unaligned() * w1[o];
+    // SAFETY: the caller guarantees `row` covers every column the table names (`i0`, `i1`); `n` is
+    // at most both lengths.
+    unsafe {
+        let n = out.len().min(t.i0.len());
+        let (i0, i1, w0, w1) = (&t.i0[..n], &t.i1[..n], &t.w0[..n], &t.w1[..n]);
+        for o in 0..n {
+            out[o] = row.add(i0[o] as usize).read_unaligned() * w0[o]
+                + row.add(i1[o] as usize).read_unaligned() * w1[o];
+        }
     }
 }
 
 /// `out[o] = row[i0[o]] * w0[o] + row[i1[o]] * w1[o]`: the W lerp of a row (the reference's
 /// outermost reduction); `row` must cover every column the table names.
 pub(crate) unsafe fn gather2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-    unsafe fn avx512(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-        gather2_body(row, t, out)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
-        gather2_body(row, t, out)
-    }
-    match isa() {
-        Isa::Avx512 => avx512(row, t, out),
-        Isa::Avx2 => avx2(row, t, out),
-        Isa::Base => gather2_body(row, t, out),
+    // SAFETY: the variants run only under an ISA `isa()` reports; the caller's contract is passed
+    // on.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+        unsafe fn avx512(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+            // SAFETY: AVX-512F was detected by the caller; `gather2_body`'s contract is the
+            // caller's.
+            unsafe { gather2_body(row, t, out) }
+        }
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2(row: *const f32, t: &super::kernels::WTable, out: &mut [f32]) {
+            // SAFETY: AVX2 was detected by the caller; `gather2_body`'s contract is the caller's.
+            unsafe { gather2_body(row, t, out) }
+        }
+        match isa() {
+            Isa::Avx512 => avx512(row, t, out),
+            Isa::Avx2 => avx2(row, t, out),
+            Isa::Base | Isa::Neon => gather2_body(row, t, out),
+        }
     }
 }
 
 #[inline(always)]
 unsafe fn repeat_body<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for i in 0..n {
-        let v = s.add(i).read_unaligned();
-        for j in 0..K {
-            d.add(i * K + j).write_unaligned(v);
+    // SAFETY: the caller guarantees `n` readable elements at `src` and `n * K` writable ones at
+    // `dst` (any alignment).
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for i in 0..n {
+            let v = s.add(i).read_unaligned();
+            for j in 0..K {
+                d.add(i * K + j).write_unaligned(v);
+            }
         }
     }
 }
 
 /// `dst[i*k + j] = src[i]` for `i < n`, `j < k`: nearest upsampling by an integer factor.
 pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
-        repeat_body::<T, K>(src, dst, n)
-    }
-    unsafe fn by_k<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
-        let vec = isa() != Isa::Base;
-        match (k, vec) {
-            (1, _) => std::ptr::copy_nonoverlapping(src, dst, n * std::mem::size_of::<T>()),
-            (2, true) => avx2::<T, 2>(src, dst, n),
-            (2, false) => repeat_body::<T, 2>(src, dst, n),
-            (3, true) => avx2::<T, 3>(src, dst, n),
-            (4, true) => avx2::<T, 4>(src, dst, n),
-            _ => {
-                let (s, d) = (src as *const T, dst as *mut T);
-                for i in 0..n * k {
-                    d.add(i).write_unaligned(s.add(i / k).read_unaligned());
+    // SAFETY: `by_k` gets the caller's contract (`n` elements of `size` bytes in, `n * k` out)
+    // unchanged.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: usize) {
+            // SAFETY: AVX2 was detected by the caller; `repeat_body`'s contract is the caller's.
+            unsafe { repeat_body::<T, K>(src, dst, n) }
+        }
+        unsafe fn by_k<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
+            // SAFETY: the caller guarantees `n` elements at `src` and `n * k` at `dst`, disjoint;
+            // the AVX2 variant runs only when `isa()` has it.
+            unsafe {
+                let vec = isa() != Isa::Base;
+                match (k, vec) {
+                    (1, _) => std::ptr::copy_nonoverlapping(src, dst, n * std::mem::size_of::<T>()),
+                    (2, true) => avx2::<T, 2>(src, dst, n),
+                    (2, false) => repeat_body::<T, 2>(src, dst, n),
+                    (3, true) => avx2::<T, 3>(src, dst, n),
+                    (4, true) => avx2::<T, 4>(src, dst, n),
+                    _ => {
+                        let (s, d) = (src as *const T, dst as *mut T);
+                        for i in 0..n * k {
+                            d.add(i).write_unaligned(s.add(i / k).read_unaligned());
+                        }
+                    }
                 }
             }
         }
-    }
-    match size {
-        4 => by_k::<u32>(src, dst, n, k),
-        2 => by_k::<u16>(src, dst, n, k),
-        1 => by_k::<u8>(src, dst, n, k),
-        _ => by_k::<u64>(src, dst, n, k),
+        match size {
+            4 => by_k::<u32>(src, dst, n, k),
+            2 => by_k::<u16>(src, dst, n, k),
+            1 => by_k::<u8>(src, dst, n, k),
+            _ => by_k::<u64>(src, dst, n, k),
+        }
     }
 }
 
@@ -1086,28 +1515,39 @@ fn bf16_roundtrip_bits(b: u16) -> u16 {
 
 #[inline(always)]
 unsafe fn copy_bf16_body(src: *const u16, dst: *mut u16, n: usize) {
-    for i in 0..n {
-        dst.add(i)
-            .write_unaligned(bf16_roundtrip_bits(src.add(i).read_unaligned()));
+    // SAFETY: the caller guarantees `n` readable u16 at `src` and `n` writable at `dst` (any
+    // alignment).
+    unsafe {
+        for i in 0..n {
+            dst.add(i)
+                .write_unaligned(bf16_roundtrip_bits(src.add(i).read_unaligned()));
+        }
     }
 }
 
 /// Copies `n` bf16 values as oneDNN's nearest resampling does (through f32): equal to
 /// loading, converting and storing each value, without the conversions.
 pub(crate) unsafe fn copy_bf16_onednn(src: *const u8, dst: *mut u8, n: usize) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
-    unsafe fn avx512(src: *const u16, dst: *mut u16, n: usize) {
-        copy_bf16_body(src, dst, n)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2(src: *const u16, dst: *mut u16, n: usize) {
-        copy_bf16_body(src, dst, n)
-    }
-    let (s, d) = (src as *const u16, dst as *mut u16);
-    match isa() {
-        Isa::Avx512 if avx512bw() => avx512(s, d, n),
-        Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
-        Isa::Base => copy_bf16_body(s, d, n),
+    // SAFETY: the variants run only when `isa()` and the AVX-512BW check say the CPU has them; the
+    // caller's contract is passed on.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
+        unsafe fn avx512(src: *const u16, dst: *mut u16, n: usize) {
+            // SAFETY: AVX-512F/BW were detected by the caller; `copy_bf16_body`'s contract is the
+            // caller's.
+            unsafe { copy_bf16_body(src, dst, n) }
+        }
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2(src: *const u16, dst: *mut u16, n: usize) {
+            // SAFETY: AVX2 was detected by the caller; `copy_bf16_body`'s contract is the caller's.
+            unsafe { copy_bf16_body(src, dst, n) }
+        }
+        let (s, d) = (src as *const u16, dst as *mut u16);
+        match isa() {
+            Isa::Avx512 if avx512bw() => avx512(s, d, n),
+            Isa::Avx512 | Isa::Avx2 => avx2(s, d, n),
+            Isa::Base | Isa::Neon => copy_bf16_body(s, d, n),
+        }
     }
 }
 
@@ -1166,9 +1606,11 @@ mod tests {
                 for len in [vals.len(), 31, 33, 65] {
                     let v = &vals[7..7 + len.min(vals.len() - 7)];
                     let mut got = vec![0u8; v.len()];
+                    // SAFETY: `got` has one byte per value of `v`.
                     unsafe { store_converted(dt, n, v, got.as_mut_ptr()) };
                     for (k, (a, g)) in v.iter().zip(&got).enumerate() {
                         let mut want = 0u8;
+                        // SAFETY: `want` is one s8/u8 element.
                         unsafe { super::super::dtype::store_f32(&mut want, dt, *a, n) };
                         assert_eq!(*g, want, "{n:?} {dt:?} {k} {:#x}", a.to_bits());
                     }
@@ -1204,9 +1646,11 @@ mod tests {
             let mut got = vec![0u16; vals.len()];
             // An odd length: vector steps and the scalar tail.
             let m = vals.len() - 5;
+            // SAFETY: `got` has one u16 per value.
             with_isa(isa, || unsafe {
                 store_bf16(&vals[..m], got.as_mut_ptr(), n != Numerics::Ieee)
             });
+            // SAFETY: as above, for the last five values.
             unsafe { store_bf16(&vals[m..], got.as_mut_ptr().add(m), n != Numerics::Ieee) };
             for (v, g) in vals.iter().zip(&got) {
                 assert_eq!(

@@ -85,6 +85,7 @@ fn fill(rng: &mut Rng, l: &Layout) -> Vec<u8> {
             DataType::S8 | DataType::U8 | DataType::S32 => rng.f32(-20.0, 300.0),
             _ => rng.f32(-10.0, 10.0),
         };
+        // SAFETY: element `i < n / sz` of the `n`-byte buffer has room for one `sz`-byte value.
         unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
     }
     b
@@ -847,6 +848,7 @@ fn bwd_stream_matches_reference_bitwise() {
                     1e-40,
                 ]);
                 let i = rng.below(s.len() / sz);
+                // SAFETY: `i < s.len() / sz`, so the `sz`-byte element is inside `s`.
                 unsafe { dtype::store_f32(s.as_mut_ptr().add(i * sz), sdt, v, Numerics::Ieee) };
             }
         }

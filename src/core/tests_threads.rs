@@ -15,6 +15,7 @@ fn fill(rng: &mut Rng, l: &Layout) -> Vec<u8> {
             DataType::S8 | DataType::U8 | DataType::S32 => rng.f32(-20.0, 300.0),
             _ => rng.f32(-10.0, 10.0),
         };
+        // SAFETY: element `i < n / sz` of the `n`-byte buffer has room for one `sz`-byte value.
         unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
     }
     b

@@ -55,80 +55,84 @@ unsafe fn backward3d(
     ws: *mut u64,
     exec: *mut *mut aclOpExecutor,
 ) -> Res<Option<Job>> {
-    comm_input(ws, exec)?;
-    let g = tensor(grad_out, "gradOut")?;
-    let os = int_array(output_size, "outputSize")?;
-    let is = int_array(input_size, "inputSize")?;
-    let gi = tensor(grad_input, "gradInput")?;
-    let list: &[aclDataType] = if exact {
-        &[F32, F16, BF16]
-    } else {
-        &[F32, F16, F64, BF16]
-    };
-    dtypes(g, list, gi, ("gradOut", "gradInput"))?;
-    g.need_rank(5, "gradOut")?;
-    os.need_len(3, "outputSize")?;
-    is.need_len(5, "inputSize")?;
-    let (n, c) = (is.at(0, "inputSize")?, is.at(1, "inputSize")?);
-    let input: Vec<i64> = is.values[2..5].to_vec();
-    let output: Vec<i64> = os.values[..3].to_vec();
-    for &v in &input {
-        positive(v, "inputSize spatial element")?;
-    }
-    for &v in &output {
-        positive(v, "outputSize element")?;
-    }
-    let (g_cl, gi_cl) = (g.format == ACL_FORMAT_NDHWC, gi.format == ACL_FORMAT_NDHWC);
-    let eg = physical(n, c, &output, g_cl);
-    ensure(g.view == eg, || {
-        format!("gradOut shape {:?} differs from {eg:?}", g.view)
-    })?;
-    let egi = physical(n, c, &input, gi_cl);
-    ensure(gi.view == egi, || {
-        format!("gradInput shape {:?} differs from {egi:?}", gi.view)
-    })?;
-    if exact {
-        for k in 0..3 {
-            let real = if scales[k] > 0.0 {
-                scales[k]
-            } else {
-                output[k] as f64 / input[k] as f64
-            };
-            ensure(real <= 50.0, || {
-                format!("scale {real} of spatial dim {k} exceeds 50")
-            })?;
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        comm_input(ws, exec)?;
+        let g = tensor(grad_out, "gradOut")?;
+        let os = int_array(output_size, "outputSize")?;
+        let is = int_array(input_size, "inputSize")?;
+        let gi = tensor(grad_input, "gradInput")?;
+        let list: &[aclDataType] = if exact {
+            &[F32, F16, BF16]
+        } else {
+            &[F32, F16, F64, BF16]
+        };
+        dtypes(g, list, gi, ("gradOut", "gradInput"))?;
+        g.need_rank(5, "gradOut")?;
+        os.need_len(3, "outputSize")?;
+        is.need_len(5, "inputSize")?;
+        let (n, c) = (is.at(0, "inputSize")?, is.at(1, "inputSize")?);
+        let input: Vec<i64> = is.values[2..5].to_vec();
+        let output: Vec<i64> = os.values[..3].to_vec();
+        for &v in &input {
+            positive(v, "inputSize spatial element")?;
         }
-        ensure(g.view.iter().all(|&d| d <= INT32_MAX), || {
-            "a gradOut dim exceeds INT32_MAX".into()
+        for &v in &output {
+            positive(v, "outputSize element")?;
+        }
+        let (g_cl, gi_cl) = (g.format == ACL_FORMAT_NDHWC, gi.format == ACL_FORMAT_NDHWC);
+        let eg = physical(n, c, &output, g_cl);
+        ensure(g.view == eg, || {
+            format!("gradOut shape {:?} differs from {eg:?}", g.view)
         })?;
-    } else {
-        ensure(
-            [n, c]
-                .iter()
-                .chain(&input)
-                .chain(&output)
-                .all(|&d| d <= INT32_MAX),
-            || "a size exceeds INT32_MAX".into(),
-        )?;
+        let egi = physical(n, c, &input, gi_cl);
+        ensure(gi.view == egi, || {
+            format!("gradInput shape {:?} differs from {egi:?}", gi.view)
+        })?;
+        if exact {
+            for k in 0..3 {
+                let real = if scales[k] > 0.0 {
+                    scales[k]
+                } else {
+                    output[k] as f64 / input[k] as f64
+                };
+                ensure(real <= 50.0, || {
+                    format!("scale {real} of spatial dim {k} exceeds 50")
+                })?;
+            }
+            ensure(g.view.iter().all(|&d| d <= INT32_MAX), || {
+                "a gradOut dim exceeds INT32_MAX".into()
+            })?;
+        } else {
+            ensure(
+                [n, c]
+                    .iter()
+                    .chain(&input)
+                    .chain(&output)
+                    .all(|&d| d <= INT32_MAX),
+                || "a size exceeds INT32_MAX".into(),
+            )?;
+        }
+        if g.is_empty() {
+            return Ok(None);
+        }
+        let ratios = ratios_3d(&scales, &input, &output);
+        let op = Op {
+            direction: Direction::Backward,
+            exact,
+            src: g,
+            src_cl: g_cl,
+            dst: gi,
+            dst_cl: gi_cl,
+            n,
+            c,
+            input,
+            output,
+            ratios,
+        };
+        prepare(op).map(Some)
     }
-    if g.is_empty() {
-        return Ok(None);
-    }
-    let ratios = ratios_3d(&scales, &input, &output);
-    let op = Op {
-        direction: Direction::Backward,
-        exact,
-        src: g,
-        src_cl: g_cl,
-        dst: gi,
-        dst_cl: gi_cl,
-        n,
-        c,
-        input,
-        output,
-        ratios,
-    };
-    prepare(op).map(Some)
 }
 
 /// Phase 1 of the nearest 3-D backward (f32, f16, bf16, double). `inputSize` is the full
@@ -145,24 +149,28 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward3d(
-            false,
-            gradOut,
-            outputSize,
-            inputSize,
-            [scalesD, scalesH, scalesW],
-            gradInput,
-            workspaceSize,
-            executor,
-        );
-        deliver(
-            "aclnnUpsampleNearest3dBackwardGetWorkspaceSize",
-            r,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            let r = backward3d(
+                false,
+                gradOut,
+                outputSize,
+                inputSize,
+                [scalesD, scalesH, scalesW],
+                gradInput,
+                workspaceSize,
+                executor,
+            );
+            deliver(
+                "aclnnUpsampleNearest3dBackwardGetWorkspaceSize",
+                r,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 #[no_mangle]
@@ -172,15 +180,19 @@ pub unsafe extern "C" fn aclnnUpsampleNearest3dBackward(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run(
-            "aclnnUpsampleNearest3dBackward",
-            workspace,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        let _ = stream;
+        aclnn_guard!({
+            run(
+                "aclnnUpsampleNearest3dBackward",
+                workspace,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 /// Phase 1 of the nearest-exact 3-D backward (f32, f16, bf16; every real scale <= 50).
@@ -196,24 +208,28 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward3d(
-            true,
-            gradOut,
-            outputSize,
-            inputSize,
-            [scalesD, scalesH, scalesW],
-            gradInput,
-            workspaceSize,
-            executor,
-        );
-        deliver(
-            "aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize",
-            r,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            let r = backward3d(
+                true,
+                gradOut,
+                outputSize,
+                inputSize,
+                [scalesD, scalesH, scalesW],
+                gradInput,
+                workspaceSize,
+                executor,
+            );
+            deliver(
+                "aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize",
+                r,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 #[no_mangle]
@@ -223,15 +239,19 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact3dBackward(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run(
-            "aclnnUpsampleNearestExact3dBackward",
-            workspace,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        let _ = stream;
+        aclnn_guard!({
+            run(
+                "aclnnUpsampleNearestExact3dBackward",
+                workspace,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -244,66 +264,70 @@ unsafe fn backward2d(
     scales: [f64; 2],
     grad_input: *mut aclTensor,
 ) -> Res<Option<Job>> {
-    let g = tensor(grad_out, "gradOut")?;
-    let os = int_array(output_size, "outputSize")?;
-    let is = int_array(input_size, "inputSize")?;
-    let gi = tensor(grad_input, "gradInput")?;
-    dtypes(g, &[F32, F16, BF16], gi, ("gradOut", "gradInput"))?;
-    g.need_rank(4, "gradOut")?;
-    os.need_len(2, "outputSize")?;
-    is.need_len(4, "inputSize")?;
-    // CheckNCDimValid(gradInput, gradOut).
-    ensure(
-        gi.format == ACL_FORMAT_NCHW || gi.format == ACL_FORMAT_NHWC,
-        || format!("gradInput format {} must be NCHW or NHWC", gi.format),
-    )?;
-    let ci = if gi.format == ACL_FORMAT_NHWC { 3 } else { 1 };
-    let (a, b) = (
-        (gi.dim(0, "gradInput")?, gi.dim(ci, "gradInput")?),
-        (g.dim(0, "gradOut")?, g.dim(ci, "gradOut")?),
-    );
-    ensure(a == b, || {
-        format!("N/C of gradInput {a:?} and gradOut {b:?} differ")
-    })?;
-    let cl = g.format == ACL_FORMAT_NHWC;
-    let v = &is.values;
-    let (n, c, input) = if cl {
-        (v[0], v[3], vec![v[1], v[2]])
-    } else {
-        (v[0], v[1], vec![v[2], v[3]])
-    };
-    let output = os.values[..2].to_vec();
-    for &x in input.iter().chain(&output) {
-        positive(x, "spatial size")?;
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        let g = tensor(grad_out, "gradOut")?;
+        let os = int_array(output_size, "outputSize")?;
+        let is = int_array(input_size, "inputSize")?;
+        let gi = tensor(grad_input, "gradInput")?;
+        dtypes(g, &[F32, F16, BF16], gi, ("gradOut", "gradInput"))?;
+        g.need_rank(4, "gradOut")?;
+        os.need_len(2, "outputSize")?;
+        is.need_len(4, "inputSize")?;
+        // CheckNCDimValid(gradInput, gradOut).
+        ensure(
+            gi.format == ACL_FORMAT_NCHW || gi.format == ACL_FORMAT_NHWC,
+            || format!("gradInput format {} must be NCHW or NHWC", gi.format),
+        )?;
+        let ci = if gi.format == ACL_FORMAT_NHWC { 3 } else { 1 };
+        let (a, b) = (
+            (gi.dim(0, "gradInput")?, gi.dim(ci, "gradInput")?),
+            (g.dim(0, "gradOut")?, g.dim(ci, "gradOut")?),
+        );
+        ensure(a == b, || {
+            format!("N/C of gradInput {a:?} and gradOut {b:?} differ")
+        })?;
+        let cl = g.format == ACL_FORMAT_NHWC;
+        let v = &is.values;
+        let (n, c, input) = if cl {
+            (v[0], v[3], vec![v[1], v[2]])
+        } else {
+            (v[0], v[1], vec![v[2], v[3]])
+        };
+        let output = os.values[..2].to_vec();
+        for &x in input.iter().chain(&output) {
+            positive(x, "spatial size")?;
+        }
+        let eg = physical(n, c, &output, cl);
+        ensure(g.view == eg, || {
+            format!("gradOut shape {:?} differs from {eg:?}", g.view)
+        })?;
+        if g.is_empty() || gi.is_empty() {
+            return Ok(None);
+        }
+        let egi = physical(n, c, &input, cl);
+        ensure(gi.view == egi, || {
+            format!("gradInput shape {:?} differs from {egi:?}", gi.view)
+        })?;
+        let ratios = (0..2)
+            .map(|k| per_dim_ratio(scales[k], input[k], output[k]))
+            .collect();
+        let op = Op {
+            direction: Direction::Backward,
+            exact: false,
+            src: g,
+            src_cl: cl,
+            dst: gi,
+            dst_cl: cl,
+            n,
+            c,
+            input,
+            output,
+            ratios,
+        };
+        prepare(op).map(Some)
     }
-    let eg = physical(n, c, &output, cl);
-    ensure(g.view == eg, || {
-        format!("gradOut shape {:?} differs from {eg:?}", g.view)
-    })?;
-    if g.is_empty() || gi.is_empty() {
-        return Ok(None);
-    }
-    let egi = physical(n, c, &input, cl);
-    ensure(gi.view == egi, || {
-        format!("gradInput shape {:?} differs from {egi:?}", gi.view)
-    })?;
-    let ratios = (0..2)
-        .map(|k| per_dim_ratio(scales[k], input[k], output[k]))
-        .collect();
-    let op = Op {
-        direction: Direction::Backward,
-        exact: false,
-        src: g,
-        src_cl: cl,
-        dst: gi,
-        dst_cl: cl,
-        n,
-        c,
-        input,
-        output,
-        ratios,
-    };
-    prepare(op).map(Some)
 }
 
 /// Phase 1 of the nearest 2-D backward (NCHW/NHWC; f32, f16, bf16). `inputSize` is the
@@ -319,21 +343,25 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward2d(
-            gradOut,
-            outputSize,
-            inputSize,
-            [scalesH, scalesW],
-            gradInput,
-        );
-        deliver(
-            "aclnnUpsampleNearest2dBackwardGetWorkspaceSize",
-            r,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            let r = backward2d(
+                gradOut,
+                outputSize,
+                inputSize,
+                [scalesH, scalesW],
+                gradInput,
+            );
+            deliver(
+                "aclnnUpsampleNearest2dBackwardGetWorkspaceSize",
+                r,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 #[no_mangle]
@@ -343,15 +371,19 @@ pub unsafe extern "C" fn aclnnUpsampleNearest2dBackward(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run(
-            "aclnnUpsampleNearest2dBackward",
-            workspace,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        let _ = stream;
+        aclnn_guard!({
+            run(
+                "aclnnUpsampleNearest2dBackward",
+                workspace,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -364,44 +396,48 @@ unsafe fn backward1d(
     scale: f64,
     out: *mut aclTensor,
 ) -> Res<Option<Job>> {
-    let g = tensor(grad_out, "gradOut")?;
-    let os = int_array(output_size, "outputSize")?;
-    let is = int_array(input_size, "inputSize")?;
-    let o = tensor(out, "out")?;
-    g.need_rank(3, "gradOut")?;
-    os.need_len(1, "outputSize")?;
-    is.need_len(3, "inputSize")?;
-    dtypes(g, &[F16, F32, F64, BF16], o, ("gradOut", "out"))?;
-    let (n, c, il, ol) = (is.values[0], is.values[1], is.values[2], os.values[0]);
-    positive(il, "inputSize[2]")?;
-    positive(ol, "outputSize[0]")?;
-    ensure(g.view == [n, c, ol], || {
-        format!("gradOut shape {:?} differs from [{n}, {c}, {ol}]", g.view)
-    })?;
-    let (on, oc) = (o.dim(0, "out")?, o.dim(1, "out")?);
-    ensure(g.view[0] == on && g.view[1] == oc, || {
-        format!("N/C of gradOut and out ({on}, {oc}) differ")
-    })?;
-    if g.is_empty() || o.is_empty() {
-        return Ok(None);
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        let g = tensor(grad_out, "gradOut")?;
+        let os = int_array(output_size, "outputSize")?;
+        let is = int_array(input_size, "inputSize")?;
+        let o = tensor(out, "out")?;
+        g.need_rank(3, "gradOut")?;
+        os.need_len(1, "outputSize")?;
+        is.need_len(3, "inputSize")?;
+        dtypes(g, &[F16, F32, F64, BF16], o, ("gradOut", "out"))?;
+        let (n, c, il, ol) = (is.values[0], is.values[1], is.values[2], os.values[0]);
+        positive(il, "inputSize[2]")?;
+        positive(ol, "outputSize[0]")?;
+        ensure(g.view == [n, c, ol], || {
+            format!("gradOut shape {:?} differs from [{n}, {c}, {ol}]", g.view)
+        })?;
+        let (on, oc) = (o.dim(0, "out")?, o.dim(1, "out")?);
+        ensure(g.view[0] == on && g.view[1] == oc, || {
+            format!("N/C of gradOut and out ({on}, {oc}) differ")
+        })?;
+        if g.is_empty() || o.is_empty() {
+            return Ok(None);
+        }
+        ensure(o.view == [n, c, il], || {
+            format!("out shape {:?} differs from [{n}, {c}, {il}]", o.view)
+        })?;
+        let op = Op {
+            direction: Direction::Backward,
+            exact: false,
+            src: g,
+            src_cl: false,
+            dst: o,
+            dst_cl: false,
+            n,
+            c,
+            input: vec![il],
+            output: vec![ol],
+            ratios: vec![per_dim_ratio(scale, il, ol)],
+        };
+        prepare(op).map(Some)
     }
-    ensure(o.view == [n, c, il], || {
-        format!("out shape {:?} differs from [{n}, {c}, {il}]", o.view)
-    })?;
-    let op = Op {
-        direction: Direction::Backward,
-        exact: false,
-        src: g,
-        src_cl: false,
-        dst: o,
-        dst_cl: false,
-        n,
-        c,
-        input: vec![il],
-        output: vec![ol],
-        ratios: vec![per_dim_ratio(scale, il, ol)],
-    };
-    prepare(op).map(Some)
 }
 
 /// Phase 1 of the nearest 1-D backward (f32, f16, bf16, double). `inputSize` = [N, C, L].
@@ -415,15 +451,19 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = backward1d(gradOut, outputSize, inputSize, scales, out);
-        deliver(
-            "aclnnUpsampleNearest1dBackwardGetWorkspaceSize",
-            r,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            let r = backward1d(gradOut, outputSize, inputSize, scales, out);
+            deliver(
+                "aclnnUpsampleNearest1dBackwardGetWorkspaceSize",
+                r,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 #[no_mangle]
@@ -433,15 +473,19 @@ pub unsafe extern "C" fn aclnnUpsampleNearest1dBackward(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run(
-            "aclnnUpsampleNearest1dBackward",
-            workspace,
-            workspace_size,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        let _ = stream;
+        aclnn_guard!({
+            run(
+                "aclnnUpsampleNearest1dBackward",
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -459,80 +503,84 @@ unsafe fn exact_backward(
     ws: *mut u64,
     exec: *mut *mut aclOpExecutor,
 ) -> Res<Option<Job>> {
-    comm_input(ws, exec)?;
-    let g = tensor(grad_output, "gradOutput")?;
-    let is = int_array(input_size, "inputSize")?;
-    let o = tensor(out, "out")?;
-    let two = rank == 4;
-    if two && (g.is_empty() || o.is_empty()) {
-        return Ok(None);
-    }
-    dtypes(g, &[F32, F16, BF16], o, ("gradOutput", "out"))?;
-    ensure(g.format == o.format, || {
-        format!(
-            "gradOutput format {} differs from out format {}",
-            g.format, o.format
-        )
-    })?;
-    g.need_rank(rank, "gradOutput")?;
-    o.need_rank(rank, "out")?;
-    is.need_len(rank, "inputSize")?;
-    let os = int_array(output_size, "outputSize")?;
-    os.need_len(rank - 2, "outputSize")?;
-    if two {
-        ensure(g.format != ACL_FORMAT_NHWC, || {
-            "gradOutput format NHWC is not supported (only NCHW, ND)".into()
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        comm_input(ws, exec)?;
+        let g = tensor(grad_output, "gradOutput")?;
+        let is = int_array(input_size, "inputSize")?;
+        let o = tensor(out, "out")?;
+        let two = rank == 4;
+        if two && (g.is_empty() || o.is_empty()) {
+            return Ok(None);
+        }
+        dtypes(g, &[F32, F16, BF16], o, ("gradOutput", "out"))?;
+        ensure(g.format == o.format, || {
+            format!(
+                "gradOutput format {} differs from out format {}",
+                g.format, o.format
+            )
         })?;
-    }
-    ensure(g.view[0] == o.view[0] && g.view[1] == o.view[1], || {
-        format!("N/C of gradOutput {:?} and out {:?} differ", g.view, o.view)
-    })?;
-    ensure(scales.iter().all(|&s| s >= 0.0), || {
-        format!("scales {scales:?} must not be negative")
-    })?;
-    let (n, c) = (is.values[0], is.values[1]);
-    let input = is.values[2..].to_vec();
-    let output = os.values.clone();
-    for k in 0..rank - 2 {
-        let inv = if scales[k] > 0.0 {
-            1.0 / scales[k]
-        } else {
-            input[k] as f64 / g.view[2 + k] as f64
+        g.need_rank(rank, "gradOutput")?;
+        o.need_rank(rank, "out")?;
+        is.need_len(rank, "inputSize")?;
+        let os = int_array(output_size, "outputSize")?;
+        os.need_len(rank - 2, "outputSize")?;
+        if two {
+            ensure(g.format != ACL_FORMAT_NHWC, || {
+                "gradOutput format NHWC is not supported (only NCHW, ND)".into()
+            })?;
+        }
+        ensure(g.view[0] == o.view[0] && g.view[1] == o.view[1], || {
+            format!("N/C of gradOutput {:?} and out {:?} differ", g.view, o.view)
+        })?;
+        ensure(scales.iter().all(|&s| s >= 0.0), || {
+            format!("scales {scales:?} must not be negative")
+        })?;
+        let (n, c) = (is.values[0], is.values[1]);
+        let input = is.values[2..].to_vec();
+        let output = os.values.clone();
+        for k in 0..rank - 2 {
+            let inv = if scales[k] > 0.0 {
+                1.0 / scales[k]
+            } else {
+                input[k] as f64 / g.view[2 + k] as f64
+            };
+            ensure(inv >= 0.02, || {
+                format!("inverse scale {inv} of spatial dim {k} is below 0.02")
+            })?;
+        }
+        positive(n, "N")?;
+        positive(c, "C")?;
+        for k in 0..rank - 2 {
+            positive(input[k], "inputSize spatial element")?;
+            positive(g.view[2 + k], "gradOutput spatial size")?;
+        }
+        if !two && (g.is_empty() || o.is_empty()) {
+            return Ok(None);
+        }
+        // Guards: outputSize must describe gradOutput (the original never compares them).
+        for k in 0..rank - 2 {
+            positive(output[k], "outputSize element")?;
+        }
+        let ratios = (0..rank - 2)
+            .map(|k| per_dim_ratio(scales[k], input[k], output[k]))
+            .collect();
+        let op = Op {
+            direction: Direction::Backward,
+            exact: true,
+            src: g,
+            src_cl: false,
+            dst: o,
+            dst_cl: false,
+            n,
+            c,
+            input,
+            output,
+            ratios,
         };
-        ensure(inv >= 0.02, || {
-            format!("inverse scale {inv} of spatial dim {k} is below 0.02")
-        })?;
+        prepare(op).map(Some)
     }
-    positive(n, "N")?;
-    positive(c, "C")?;
-    for k in 0..rank - 2 {
-        positive(input[k], "inputSize spatial element")?;
-        positive(g.view[2 + k], "gradOutput spatial size")?;
-    }
-    if !two && (g.is_empty() || o.is_empty()) {
-        return Ok(None);
-    }
-    // Guards: outputSize must describe gradOutput (the original never compares them).
-    for k in 0..rank - 2 {
-        positive(output[k], "outputSize element")?;
-    }
-    let ratios = (0..rank - 2)
-        .map(|k| per_dim_ratio(scales[k], input[k], output[k]))
-        .collect();
-    let op = Op {
-        direction: Direction::Backward,
-        exact: true,
-        src: g,
-        src_cl: false,
-        dst: o,
-        dst_cl: false,
-        n,
-        c,
-        input,
-        output,
-        ratios,
-    };
-    prepare(op).map(Some)
 }
 
 /// Phase 1 of the nearest-exact 2-D backward (NCHW/ND; f32, f16, bf16). `inputSize` =
@@ -548,24 +596,28 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = exact_backward(
-            4,
-            gradOutput,
-            outputSize,
-            inputSize,
-            &[scalesH, scalesW],
-            out,
-            workspaceSize,
-            executor,
-        );
-        deliver(
-            "aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize",
-            r,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            let r = exact_backward(
+                4,
+                gradOutput,
+                outputSize,
+                inputSize,
+                &[scalesH, scalesW],
+                out,
+                workspaceSize,
+                executor,
+            );
+            deliver(
+                "aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize",
+                r,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 #[no_mangle]
@@ -575,15 +627,19 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact2dBackward(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run(
-            "aclnnUpsampleNearestExact2dBackward",
-            workspace,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        let _ = stream;
+        aclnn_guard!({
+            run(
+                "aclnnUpsampleNearestExact2dBackward",
+                workspace,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 /// Phase 1 of the nearest-exact 1-D backward (f32, f16, bf16). `inputSize` = [N, C, L].
@@ -597,24 +653,28 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize(
     workspaceSize: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        let r = exact_backward(
-            3,
-            gradOutput,
-            outputSize,
-            inputSize,
-            &[scales],
-            out,
-            workspaceSize,
-            executor,
-        );
-        deliver(
-            "aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize",
-            r,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            let r = exact_backward(
+                3,
+                gradOutput,
+                outputSize,
+                inputSize,
+                &[scales],
+                out,
+                workspaceSize,
+                executor,
+            );
+            deliver(
+                "aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize",
+                r,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }
 
 #[no_mangle]
@@ -624,13 +684,17 @@ pub unsafe extern "C" fn aclnnUpsampleNearestExact1dBackward(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    let _ = stream;
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        run(
-            "aclnnUpsampleNearestExact1dBackward",
-            workspace,
-            workspaceSize,
-            executor,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        let _ = stream;
+        aclnn_guard!({
+            run(
+                "aclnnUpsampleNearestExact1dBackward",
+                workspace,
+                workspaceSize,
+                executor,
+            )
+        })
+    }
 }

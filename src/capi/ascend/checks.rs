@@ -73,13 +73,17 @@ pub(crate) fn comm_input(ws: *mut u64, exec: *mut *mut super::executor::aclOpExe
 /// # Safety
 /// `p` must be NULL or a live tensor from `aclCreateTensor`.
 pub(crate) unsafe fn tensor<'a>(p: *const aclTensor, what: &str) -> Res<&'a aclTensor> {
-    p.as_ref().ok_or_else(|| nullptr(format!("{what} is NULL")))
+    // SAFETY: `p` is NULL (refused) or a live tensor from `aclCreateTensor` (this function's
+    // contract).
+    unsafe { p.as_ref().ok_or_else(|| nullptr(format!("{what} is NULL"))) }
 }
 
 /// # Safety
 /// `p` must be NULL or a live array from `aclCreateIntArray`.
 pub(crate) unsafe fn int_array<'a>(p: *const aclIntArray, what: &str) -> Res<&'a aclIntArray> {
-    p.as_ref().ok_or_else(|| nullptr(format!("{what} is NULL")))
+    // SAFETY: `p` is NULL (refused) or a live array from `aclCreateIntArray` (this function's
+    // contract).
+    unsafe { p.as_ref().ok_or_else(|| nullptr(format!("{what} is NULL"))) }
 }
 
 impl aclTensor {

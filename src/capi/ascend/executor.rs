@@ -198,25 +198,29 @@ pub(crate) unsafe fn deliver(
     ws: *mut u64,
     exec: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    let r = r.and_then(|job| {
-        super::checks::comm_input(ws, exec)?;
-        Ok(job)
-    });
-    match r {
-        Ok(job) => {
-            let e = Box::into_raw(Box::new(aclOpExecutor {
-                api,
-                job,
-                repeatable: false,
-            }));
-            with_live(|s| s.insert(e as usize));
-            *ws = 0;
-            *exec = e;
-            ACLNN_SUCCESS
-        }
-        Err(f) => {
-            report(api, &f);
-            f.code
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        let r = r.and_then(|job| {
+            super::checks::comm_input(ws, exec)?;
+            Ok(job)
+        });
+        match r {
+            Ok(job) => {
+                let e = Box::into_raw(Box::new(aclOpExecutor {
+                    api,
+                    job,
+                    repeatable: false,
+                }));
+                with_live(|s| s.insert(e as usize));
+                *ws = 0;
+                *exec = e;
+                ACLNN_SUCCESS
+            }
+            Err(f) => {
+                report(api, &f);
+                f.code
+            }
         }
     }
 }
@@ -230,11 +234,15 @@ fn free_executor(e: *mut aclOpExecutor) {
 
 impl Job {
     unsafe fn execute(&self) -> Result<(), CoreError> {
-        let src = Raw {
-            ptr: self.src,
-            len: self.src_len,
-        };
-        crate::capi::exec::execute(&self.plan, src, self.dst, self.dst_len, &[])
+        // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+        // contract, passed on by the exported function).
+        unsafe {
+            let src = Raw {
+                ptr: self.src,
+                len: self.src_len,
+            };
+            crate::capi::exec::execute(&self.plan, src, self.dst, self.dst_len, &[])
+        }
     }
 }
 
@@ -245,43 +253,47 @@ pub(crate) unsafe fn run(
     ws_size: u64,
     executor: *mut aclOpExecutor,
 ) -> aclnnStatus {
-    let fail = |code: aclnnStatus, msg: String| {
-        report(api, &Fail { code, msg });
-        code
-    };
-    if executor.is_null() {
-        return fail(ACLNN_ERR_PARAM_NULLPTR, "executor is NULL".into());
-    }
-    if !with_live(|s| s.contains(&(executor as usize))) {
-        return fail(
-            ACLNN_ERR_PARAM_INVALID,
-            "executor is not live (already run or destroyed)".into(),
-        );
-    }
-    let e = &*executor;
-    if ws_size > 0 && workspace.is_null() {
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        let fail = |code: aclnnStatus, msg: String| {
+            report(api, &Fail { code, msg });
+            code
+        };
+        if executor.is_null() {
+            return fail(ACLNN_ERR_PARAM_NULLPTR, "executor is NULL".into());
+        }
+        if !with_live(|s| s.contains(&(executor as usize))) {
+            return fail(
+                ACLNN_ERR_PARAM_INVALID,
+                "executor is not live (already run or destroyed)".into(),
+            );
+        }
+        let e = &*executor;
+        if ws_size > 0 && workspace.is_null() {
+            if !e.repeatable {
+                free_executor(executor);
+            }
+            return fail(
+                ACLNN_ERR_PARAM_NULLPTR,
+                format!("workspace is NULL but workspaceSize is {ws_size}"),
+            );
+        }
+        let r = match &e.job {
+            Some(j) => j.execute(),
+            None => Ok(()),
+        };
+        let made_by = e.api;
         if !e.repeatable {
             free_executor(executor);
         }
-        return fail(
-            ACLNN_ERR_PARAM_NULLPTR,
-            format!("workspace is NULL but workspaceSize is {ws_size}"),
-        );
-    }
-    let r = match &e.job {
-        Some(j) => j.execute(),
-        None => Ok(()),
-    };
-    let made_by = e.api;
-    if !e.repeatable {
-        free_executor(executor);
-    }
-    match r {
-        Ok(()) => ACLNN_SUCCESS,
-        Err(err) => fail(
-            ACLNN_ERR_RUNTIME_ERROR,
-            format!("executor from {made_by}: {err}"),
-        ),
+        match r {
+            Ok(()) => ACLNN_SUCCESS,
+            Err(err) => fail(
+                ACLNN_ERR_RUNTIME_ERROR,
+                format!("executor from {made_by}: {err}"),
+            ),
+        }
     }
 }
 
@@ -290,19 +302,23 @@ pub(crate) unsafe fn run(
 pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(
     executor: *mut aclOpExecutor,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
-            return ACLNN_ERR_PARAM_NULLPTR;
-        }
-        (*executor).repeatable = true;
-        ACLNN_SUCCESS
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe {
+        aclnn_guard!({
+            if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
+                return ACLNN_ERR_PARAM_NULLPTR;
+            }
+            (*executor).repeatable = true;
+            ACLNN_SUCCESS
+        })
+    }
 }
 
 /// Frees an executor (NULL and already consumed executors are accepted).
 #[no_mangle]
 pub unsafe extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
+    aclnn_guard!({
         if !executor.is_null() {
             free_executor(executor);
         }
@@ -318,26 +334,30 @@ unsafe fn set_addr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    if index != 0 {
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if let Some(j) = &mut (*executor).job {
-        if addr.is_null() && (if output { j.dst_len } else { j.src_len }) > 0 {
+    // SAFETY: pointer arguments are NULL or valid as the aclnn API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        if executor.is_null() || !with_live(|s| s.contains(&(executor as usize))) {
             return ACLNN_ERR_PARAM_NULLPTR;
         }
-        if output {
-            j.dst = addr as *mut u8;
-        } else {
-            j.src = addr as *const u8;
+        if index != 0 {
+            return ACLNN_ERR_PARAM_INVALID;
         }
+        if let Some(j) = &mut (*executor).job {
+            if addr.is_null() && (if output { j.dst_len } else { j.src_len }) > 0 {
+                return ACLNN_ERR_PARAM_NULLPTR;
+            }
+            if output {
+                j.dst = addr as *mut u8;
+            } else {
+                j.src = addr as *const u8;
+            }
+        }
+        if !tensor.is_null() {
+            (*tensor).data = addr;
+        }
+        ACLNN_SUCCESS
     }
-    if !tensor.is_null() {
-        (*tensor).data = addr;
-    }
-    ACLNN_SUCCESS
 }
 
 /// Rebinds input `index` (only 0, self or gradOut) of a repeatable executor.
@@ -348,9 +368,9 @@ pub unsafe extern "C" fn aclSetInputTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        set_addr(executor, false, index, tensor, addr)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe { aclnn_guard!({ set_addr(executor, false, index, tensor, addr) }) }
 }
 
 /// Rebinds output `index` (only 0, out or gradInput) of a repeatable executor.
@@ -361,9 +381,9 @@ pub unsafe extern "C" fn aclSetOutputTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    ffi_guard!(ACLNN_ERR_RUNTIME_ERROR, {
-        set_addr(executor, true, index, tensor, addr)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the aclnn API
+    // documents for this function.
+    unsafe { aclnn_guard!({ set_addr(executor, true, index, tensor, addr) }) }
 }
 
 #[cfg(test)]

@@ -39,89 +39,113 @@ fn alloc_layout(size: usize) -> Option<std::alloc::Layout> {
 }
 
 unsafe fn host_alloc(ptr: *mut *mut c_void, size: usize) -> aclError {
-    null_check!(ACL_ERROR_INVALID_PARAM, ptr);
-    if size == 0 {
-        return ACL_ERROR_INVALID_PARAM;
+    // SAFETY: pointer arguments are NULL or valid as the `aclrt*` API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        null_check!(ACL_ERROR_INVALID_PARAM, ptr);
+        if size == 0 {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        let Some(layout) = alloc_layout(size) else {
+            return ACL_ERROR_BAD_ALLOC;
+        };
+        let p = std::alloc::alloc(layout);
+        if p.is_null() {
+            return ACL_ERROR_BAD_ALLOC;
+        }
+        with_allocs(|m| m.insert(p as usize, size));
+        *ptr = p as *mut c_void;
+        ACL_SUCCESS
     }
-    let Some(layout) = alloc_layout(size) else {
-        return ACL_ERROR_BAD_ALLOC;
-    };
-    let p = std::alloc::alloc(layout);
-    if p.is_null() {
-        return ACL_ERROR_BAD_ALLOC;
-    }
-    with_allocs(|m| m.insert(p as usize, size));
-    *ptr = p as *mut c_void;
-    ACL_SUCCESS
 }
 
 unsafe fn host_free(p: *mut c_void) -> aclError {
-    null_check!(ACL_ERROR_INVALID_PARAM, p);
-    match with_allocs(|m| m.remove(&(p as usize))) {
-        Some(size) => {
-            std::alloc::dealloc(
-                p as *mut u8,
-                alloc_layout(size).expect("layout was valid at allocation"),
-            );
-            ACL_SUCCESS
+    // SAFETY: pointer arguments are NULL or valid as the `aclrt*` API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        null_check!(ACL_ERROR_INVALID_PARAM, p);
+        match with_allocs(|m| m.remove(&(p as usize))) {
+            Some(size) => {
+                std::alloc::dealloc(
+                    p as *mut u8,
+                    alloc_layout(size).expect("layout was valid at allocation"),
+                );
+                ACL_SUCCESS
+            }
+            None => ACL_ERROR_INVALID_PARAM,
         }
-        None => ACL_ERROR_INVALID_PARAM,
     }
 }
 
 /// Initialises acl (bookkeeping only). `configPath` may be NULL.
 #[no_mangle]
 pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
-    let _ = configPath;
-    INIT_COUNT.fetch_add(1, Ordering::Relaxed);
-    ACL_SUCCESS
+    acl_guard!({
+        let _ = configPath;
+        INIT_COUNT.fetch_add(1, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn aclFinalize() -> aclError {
-    INIT_COUNT.store(0, Ordering::Relaxed);
-    ACL_SUCCESS
+    acl_guard!({
+        INIT_COUNT.store(0, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
 }
 
 /// Selects a device: any id >= 0 is accepted (they all are the CPU).
 #[no_mangle]
 pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
-    if deviceId < 0 {
-        return ACL_ERROR_RT_INVALID_DEVICEID;
-    }
-    DEVICE.store(deviceId, Ordering::Relaxed);
-    ACL_SUCCESS
-}
-
-#[no_mangle]
-pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
-    if deviceId < 0 {
-        return ACL_ERROR_RT_INVALID_DEVICEID;
-    }
-    let _ = DEVICE.compare_exchange(deviceId, -1, Ordering::Relaxed, Ordering::Relaxed);
-    ACL_SUCCESS
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        null_check!(ACL_ERROR_INVALID_PARAM, deviceId);
-        let d = DEVICE.load(Ordering::Relaxed);
-        if d < 0 {
-            return ACL_ERROR_RT_CONTEXT_NULL;
+    acl_guard!({
+        if deviceId < 0 {
+            return ACL_ERROR_RT_INVALID_DEVICEID;
         }
-        *deviceId = d;
+        DEVICE.store(deviceId, Ordering::Relaxed);
         ACL_SUCCESS
     })
 }
 
+#[no_mangle]
+pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
+    acl_guard!({
+        if deviceId < 0 {
+            return ACL_ERROR_RT_INVALID_DEVICEID;
+        }
+        let _ = DEVICE.compare_exchange(deviceId, -1, Ordering::Relaxed, Ordering::Relaxed);
+        ACL_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe {
+        acl_guard!({
+            null_check!(ACL_ERROR_INVALID_PARAM, deviceId);
+            let d = DEVICE.load(Ordering::Relaxed);
+            if d < 0 {
+                return ACL_ERROR_RT_CONTEXT_NULL;
+            }
+            *deviceId = d;
+            ACL_SUCCESS
+        })
+    }
+}
+
 unsafe fn new_handle(out: *mut *mut c_void) -> aclError {
-    null_check!(ACL_ERROR_INVALID_PARAM, out);
-    let b = Box::new(0u64);
-    let p = &*b as *const u64 as *mut c_void;
-    with_handles(|m| m.insert(p as usize, b));
-    *out = p;
-    ACL_SUCCESS
+    // SAFETY: pointer arguments are NULL or valid as the `aclrt*` API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        null_check!(ACL_ERROR_INVALID_PARAM, out);
+        let b = Box::new(0u64);
+        let p = &*b as *const u64 as *mut c_void;
+        with_handles(|m| m.insert(p as usize, b));
+        *out = p;
+        ACL_SUCCESS
+    }
 }
 
 fn drop_handle(h: *mut c_void) -> aclError {
@@ -141,19 +165,21 @@ fn known_handle(h: *mut c_void) -> bool {
 /// Creates a stream handle (work is synchronous; the stream only exists for bookkeeping).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { new_handle(stream) })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe { acl_guard!({ new_handle(stream) }) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { drop_handle(stream) })
+    acl_guard!({ drop_handle(stream) })
 }
 
 /// Waits for the stream: every call already finished, so this only checks the handle
 /// (NULL is the default stream).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if known_handle(stream) {
             ACL_SUCCESS
         } else {
@@ -164,27 +190,31 @@ pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError
 
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
-    ACL_SUCCESS
+    acl_guard!({ ACL_SUCCESS })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        if deviceId < 0 {
-            return ACL_ERROR_RT_INVALID_DEVICEID;
-        }
-        new_handle(context)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe {
+        acl_guard!({
+            if deviceId < 0 {
+                return ACL_ERROR_RT_INVALID_DEVICEID;
+            }
+            new_handle(context)
+        })
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { drop_handle(context) })
+    acl_guard!({ drop_handle(context) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
+    acl_guard!({
         if !context.is_null() && known_handle(context) {
             ACL_SUCCESS
         } else {
@@ -196,11 +226,15 @@ pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclErr
 /// This library runs on the host; memory copies are plain copies either way.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        null_check!(ACL_ERROR_INVALID_PARAM, runMode);
-        *runMode = ACL_HOST;
-        ACL_SUCCESS
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe {
+        acl_guard!({
+            null_check!(ACL_ERROR_INVALID_PARAM, runMode);
+            *runMode = ACL_HOST;
+            ACL_SUCCESS
+        })
+    }
 }
 
 /// Allocates `size` bytes of host memory, aligned to 64 bytes (size 0 is invalid).
@@ -210,24 +244,34 @@ pub unsafe extern "C" fn aclrtMalloc(
     size: usize,
     policy: aclrtMemMallocPolicy,
 ) -> aclError {
-    let _ = policy;
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_alloc(devPtr, size) })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe {
+        let _ = policy;
+        acl_guard!({ host_alloc(devPtr, size) })
+    }
 }
 
 /// Frees memory from `aclrtMalloc`; an unknown pointer is `ACL_ERROR_INVALID_PARAM`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_free(devPtr) })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe { acl_guard!({ host_free(devPtr) }) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_alloc(hostPtr, size) })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe { acl_guard!({ host_alloc(hostPtr, size) }) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, { host_free(hostPtr) })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe { acl_guard!({ host_free(hostPtr) }) }
 }
 
 unsafe fn copy(
@@ -237,18 +281,22 @@ unsafe fn copy(
     count: usize,
     kind: aclrtMemcpyKind,
 ) -> aclError {
-    if !(ACL_MEMCPY_HOST_TO_HOST..=ACL_MEMCPY_INTER_DEVICE_TO_DEVICE).contains(&kind) {
-        return ACL_ERROR_INVALID_PARAM;
+    // SAFETY: pointer arguments are NULL or valid as the `aclrt*` API documents (the C caller's
+    // contract, passed on by the exported function).
+    unsafe {
+        if !(ACL_MEMCPY_HOST_TO_HOST..=ACL_MEMCPY_INTER_DEVICE_TO_DEVICE).contains(&kind) {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        if count > dest_max {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        if count == 0 {
+            return ACL_SUCCESS;
+        }
+        null_check!(ACL_ERROR_INVALID_PARAM, dst, src);
+        std::ptr::copy(src as *const u8, dst as *mut u8, count);
+        ACL_SUCCESS
     }
-    if count > dest_max {
-        return ACL_ERROR_INVALID_PARAM;
-    }
-    if count == 0 {
-        return ACL_SUCCESS;
-    }
-    null_check!(ACL_ERROR_INVALID_PARAM, dst, src);
-    std::ptr::copy(src as *const u8, dst as *mut u8, count);
-    ACL_SUCCESS
 }
 
 /// Copies `count` bytes (`count <= destMax`, else `ACL_ERROR_INVALID_PARAM`). `kind` is
@@ -261,9 +309,9 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: aclrtMemcpyKind,
 ) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        copy(dst, destMax, src, count, kind)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe { acl_guard!({ copy(dst, destMax, src, count, kind) }) }
 }
 
 /// As `aclrtMemcpy` (the copy is done before returning).
@@ -276,12 +324,16 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     kind: aclrtMemcpyKind,
     stream: aclrtStream,
 ) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        if !known_handle(stream) {
-            return ACL_ERROR_RT_PARAM_INVALID;
-        }
-        copy(dst, destMax, src, count, kind)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe {
+        acl_guard!({
+            if !known_handle(stream) {
+                return ACL_ERROR_RT_PARAM_INVALID;
+            }
+            copy(dst, destMax, src, count, kind)
+        })
+    }
 }
 
 /// Sets `count` bytes to `value` (`count <= maxCount`).
@@ -292,17 +344,21 @@ pub unsafe extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
-    ffi_guard!(ACL_ERROR_INTERNAL_ERROR, {
-        if count > maxCount {
-            return ACL_ERROR_INVALID_PARAM;
-        }
-        if count == 0 {
-            return ACL_SUCCESS;
-        }
-        null_check!(ACL_ERROR_INVALID_PARAM, devPtr);
-        std::ptr::write_bytes(devPtr as *mut u8, value as u8, count);
-        ACL_SUCCESS
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as the `aclrt*` API
+    // documents for this function.
+    unsafe {
+        acl_guard!({
+            if count > maxCount {
+                return ACL_ERROR_INVALID_PARAM;
+            }
+            if count == 0 {
+                return ACL_SUCCESS;
+            }
+            null_check!(ACL_ERROR_INVALID_PARAM, devPtr);
+            std::ptr::write_bytes(devPtr as *mut u8, value as u8, count);
+            ACL_SUCCESS
+        })
+    }
 }
 
 /// The message of the most recent refused aclnn call on this thread ("" if none).

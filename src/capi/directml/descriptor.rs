@@ -83,7 +83,9 @@ struct Raw {
 
 /// Reads `n` floats (the caller checked the pointer).
 unsafe fn floats(p: *const FLOAT, n: usize) -> Vec<f32> {
-    (0..n).map(|i| p.add(i).read_unaligned()).collect()
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe { (0..n).map(|i| p.add(i).read_unaligned()).collect() }
 }
 
 /// Reads and validates the operator descriptor at `desc`.
@@ -92,11 +94,14 @@ unsafe fn floats(p: *const FLOAT, n: usize) -> Vec<f32> {
 /// `desc` and the pointers it holds, when not NULL, must point to readable memory laid
 /// out as `DirectML.h` documents for the operator type.
 pub(crate) unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OpSpec, Refusal> {
-    if desc.is_null() {
-        return Err(Refusal::invalid("desc is NULL"));
-    }
-    let od = desc.read_unaligned();
-    let kind = match od.Type {
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe {
+        if desc.is_null() {
+            return Err(Refusal::invalid("desc is NULL"));
+        }
+        let od = desc.read_unaligned();
+        let kind = match od.Type {
         DML_OPERATOR_RESAMPLE => Kind::Resample,
         DML_OPERATOR_RESAMPLE1 => Kind::Resample1,
         DML_OPERATOR_RESAMPLE2 => Kind::Resample2,
@@ -110,200 +115,205 @@ pub(crate) unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OpS
         }
         t => return Err(Refusal::invalid(format!("operator type {t} is not a DML_OPERATOR_TYPE"))),
     };
-    if od.Desc.is_null() {
-        return Err(Refusal::invalid(format!("{}: Desc is NULL", kind.name())));
+        if od.Desc.is_null() {
+            return Err(Refusal::invalid(format!("{}: Desc is NULL", kind.name())));
+        }
+        let raw = match kind {
+            Kind::Resample => {
+                let d = (od.Desc as *const DML_RESAMPLE_OPERATOR_DESC).read_unaligned();
+                Raw {
+                    input: d.InputTensor,
+                    output: d.OutputTensor,
+                    mode: d.InterpolationMode,
+                    direction: None,
+                    count: d.ScaleCount,
+                    scales: d.Scales,
+                    input_offsets: std::ptr::null(),
+                    output_offsets: std::ptr::null(),
+                    antialiased: 0,
+                }
+            }
+            Kind::Resample1 => {
+                let d = (od.Desc as *const DML_RESAMPLE1_OPERATOR_DESC).read_unaligned();
+                Raw {
+                    input: d.InputTensor,
+                    output: d.OutputTensor,
+                    mode: d.InterpolationMode,
+                    direction: None,
+                    count: d.DimensionCount,
+                    scales: d.Scales,
+                    input_offsets: d.InputPixelOffsets,
+                    output_offsets: d.OutputPixelOffsets,
+                    antialiased: 0,
+                }
+            }
+            Kind::Grad => {
+                let d = (od.Desc as *const DML_RESAMPLE_GRAD_OPERATOR_DESC).read_unaligned();
+                Raw {
+                    input: d.InputGradientTensor,
+                    output: d.OutputGradientTensor,
+                    mode: d.InterpolationMode,
+                    direction: None,
+                    count: d.DimensionCount,
+                    scales: d.Scales,
+                    input_offsets: d.InputPixelOffsets,
+                    output_offsets: d.OutputPixelOffsets,
+                    antialiased: 0,
+                }
+            }
+            Kind::Resample2 => {
+                let d = (od.Desc as *const DML_RESAMPLE2_OPERATOR_DESC).read_unaligned();
+                Raw {
+                    input: d.InputTensor,
+                    output: d.OutputTensor,
+                    mode: d.InterpolationMode,
+                    direction: Some(d.RoundingDirection),
+                    count: d.DimensionCount,
+                    scales: d.Scales,
+                    input_offsets: d.InputPixelOffsets,
+                    output_offsets: d.OutputPixelOffsets,
+                    antialiased: 0,
+                }
+            }
+            Kind::Grad1 => {
+                let d = (od.Desc as *const DML_RESAMPLE_GRAD1_OPERATOR_DESC).read_unaligned();
+                Raw {
+                    input: d.InputGradientTensor,
+                    output: d.OutputGradientTensor,
+                    mode: d.InterpolationMode,
+                    direction: Some(d.RoundingDirection),
+                    count: d.DimensionCount,
+                    scales: d.Scales,
+                    input_offsets: d.InputPixelOffsets,
+                    output_offsets: d.OutputPixelOffsets,
+                    antialiased: 0,
+                }
+            }
+            Kind::Resample3 => {
+                let d = (od.Desc as *const DML_RESAMPLE3_OPERATOR_DESC).read_unaligned();
+                Raw {
+                    input: d.InputTensor,
+                    output: d.OutputTensor,
+                    mode: d.InterpolationMode,
+                    direction: Some(d.RoundingDirection),
+                    count: d.DimensionCount,
+                    scales: d.Scales,
+                    input_offsets: d.InputPixelOffsets,
+                    output_offsets: d.OutputPixelOffsets,
+                    antialiased: d.Antialiased,
+                }
+            }
+        };
+        validate(kind, raw).map_err(|mut r| {
+            r.msg = format!("{}: {}", kind.name(), r.msg);
+            r
+        })
     }
-    let raw = match kind {
-        Kind::Resample => {
-            let d = (od.Desc as *const DML_RESAMPLE_OPERATOR_DESC).read_unaligned();
-            Raw {
-                input: d.InputTensor,
-                output: d.OutputTensor,
-                mode: d.InterpolationMode,
-                direction: None,
-                count: d.ScaleCount,
-                scales: d.Scales,
-                input_offsets: std::ptr::null(),
-                output_offsets: std::ptr::null(),
-                antialiased: 0,
-            }
-        }
-        Kind::Resample1 => {
-            let d = (od.Desc as *const DML_RESAMPLE1_OPERATOR_DESC).read_unaligned();
-            Raw {
-                input: d.InputTensor,
-                output: d.OutputTensor,
-                mode: d.InterpolationMode,
-                direction: None,
-                count: d.DimensionCount,
-                scales: d.Scales,
-                input_offsets: d.InputPixelOffsets,
-                output_offsets: d.OutputPixelOffsets,
-                antialiased: 0,
-            }
-        }
-        Kind::Grad => {
-            let d = (od.Desc as *const DML_RESAMPLE_GRAD_OPERATOR_DESC).read_unaligned();
-            Raw {
-                input: d.InputGradientTensor,
-                output: d.OutputGradientTensor,
-                mode: d.InterpolationMode,
-                direction: None,
-                count: d.DimensionCount,
-                scales: d.Scales,
-                input_offsets: d.InputPixelOffsets,
-                output_offsets: d.OutputPixelOffsets,
-                antialiased: 0,
-            }
-        }
-        Kind::Resample2 => {
-            let d = (od.Desc as *const DML_RESAMPLE2_OPERATOR_DESC).read_unaligned();
-            Raw {
-                input: d.InputTensor,
-                output: d.OutputTensor,
-                mode: d.InterpolationMode,
-                direction: Some(d.RoundingDirection),
-                count: d.DimensionCount,
-                scales: d.Scales,
-                input_offsets: d.InputPixelOffsets,
-                output_offsets: d.OutputPixelOffsets,
-                antialiased: 0,
-            }
-        }
-        Kind::Grad1 => {
-            let d = (od.Desc as *const DML_RESAMPLE_GRAD1_OPERATOR_DESC).read_unaligned();
-            Raw {
-                input: d.InputGradientTensor,
-                output: d.OutputGradientTensor,
-                mode: d.InterpolationMode,
-                direction: Some(d.RoundingDirection),
-                count: d.DimensionCount,
-                scales: d.Scales,
-                input_offsets: d.InputPixelOffsets,
-                output_offsets: d.OutputPixelOffsets,
-                antialiased: 0,
-            }
-        }
-        Kind::Resample3 => {
-            let d = (od.Desc as *const DML_RESAMPLE3_OPERATOR_DESC).read_unaligned();
-            Raw {
-                input: d.InputTensor,
-                output: d.OutputTensor,
-                mode: d.InterpolationMode,
-                direction: Some(d.RoundingDirection),
-                count: d.DimensionCount,
-                scales: d.Scales,
-                input_offsets: d.InputPixelOffsets,
-                output_offsets: d.OutputPixelOffsets,
-                antialiased: d.Antialiased,
-            }
-        }
-    };
-    validate(kind, raw).map_err(|mut r| {
-        r.msg = format!("{}: {}", kind.name(), r.msg);
-        r
-    })
 }
 
 unsafe fn validate(kind: Kind, raw: Raw) -> Result<OpSpec, Refusal> {
-    let (in_role, out_role) = if kind.is_grad() {
-        ("InputGradientTensor", "OutputGradientTensor")
-    } else {
-        ("InputTensor", "OutputTensor")
-    };
-    let input = read_tensor(raw.input, in_role, false)?;
-    let output = read_tensor(raw.output, out_role, true)?;
-    let alg = match raw.mode {
-        DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR => Algorithm::Nearest,
-        DML_INTERPOLATION_MODE_LINEAR => Algorithm::Linear,
-        m => {
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe {
+        let (in_role, out_role) = if kind.is_grad() {
+            ("InputGradientTensor", "OutputGradientTensor")
+        } else {
+            ("InputTensor", "OutputTensor")
+        };
+        let input = read_tensor(raw.input, in_role, false)?;
+        let output = read_tensor(raw.output, out_role, true)?;
+        let alg = match raw.mode {
+            DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR => Algorithm::Nearest,
+            DML_INTERPOLATION_MODE_LINEAR => Algorithm::Linear,
+            m => {
+                return Err(Refusal::invalid(format!(
+                    "InterpolationMode {m} is not a DML_INTERPOLATION_MODE"
+                )))
+            }
+        };
+        let rounding = match raw.direction {
+            None => NearestRounding::HalfUp,
+            Some(DML_AXIS_DIRECTION_INCREASING) => NearestRounding::Ceil,
+            Some(DML_AXIS_DIRECTION_DECREASING) => NearestRounding::Floor,
+            Some(d) => {
+                return Err(Refusal::invalid(format!(
+                    "RoundingDirection {d} is not a DML_AXIS_DIRECTION"
+                )))
+            }
+        };
+        let count_name = if kind == Kind::Resample {
+            "ScaleCount"
+        } else {
+            "DimensionCount"
+        };
+        let n = raw.count as usize;
+        if n != input.rank() || n != output.rank() {
             return Err(Refusal::invalid(format!(
-                "InterpolationMode {m} is not a DML_INTERPOLATION_MODE"
-            )))
-        }
-    };
-    let rounding = match raw.direction {
-        None => NearestRounding::HalfUp,
-        Some(DML_AXIS_DIRECTION_INCREASING) => NearestRounding::Ceil,
-        Some(DML_AXIS_DIRECTION_DECREASING) => NearestRounding::Floor,
-        Some(d) => {
-            return Err(Refusal::invalid(format!(
-                "RoundingDirection {d} is not a DML_AXIS_DIRECTION"
-            )))
-        }
-    };
-    let count_name = if kind == Kind::Resample {
-        "ScaleCount"
-    } else {
-        "DimensionCount"
-    };
-    let n = raw.count as usize;
-    if n != input.rank() || n != output.rank() {
-        return Err(Refusal::invalid(format!(
             "{count_name} {n} must equal the {in_role} and {out_role} DimensionCount ({} and {})",
             input.rank(),
             output.rank()
         )));
-    }
-    if kind == Kind::Grad && n != 4 {
-        return Err(Refusal::invalid(format!(
-            "{count_name} must be 4 (got {n})"
-        )));
-    }
-    if input.data_type != output.data_type {
-        return Err(Refusal::invalid(format!(
-            "{in_role} is {} but {out_role} is {}",
-            type_name(input.data_type),
-            type_name(output.data_type)
-        )));
-    }
-    if !kind.allows(input.data_type) {
-        return Err(Refusal::invalid(format!(
-            "data type {} is not supported by this operator",
-            type_name(input.data_type)
-        )));
-    }
-    if raw.scales.is_null() {
-        return Err(Refusal::invalid("Scales is NULL"));
-    }
-    let scales = floats(raw.scales, n);
-    if let Some((d, s)) = scales
-        .iter()
-        .enumerate()
-        .find(|(_, s)| !(s.is_finite() && **s > 0.0))
-    {
-        return Err(Refusal::invalid(format!(
-            "Scales[{d}] = {s} is not a positive finite number"
-        )));
-    }
-    let (input_offsets, output_offsets) = if kind == Kind::Resample {
-        (vec![0.5; n], vec![-0.5; n])
-    } else {
-        if raw.input_offsets.is_null() {
-            return Err(Refusal::invalid("InputPixelOffsets is NULL"));
         }
-        if raw.output_offsets.is_null() {
-            return Err(Refusal::invalid("OutputPixelOffsets is NULL"));
+        if kind == Kind::Grad && n != 4 {
+            return Err(Refusal::invalid(format!(
+                "{count_name} must be 4 (got {n})"
+            )));
         }
-        (floats(raw.input_offsets, n), floats(raw.output_offsets, n))
-    };
-    for (name, v) in [
-        ("InputPixelOffsets", &input_offsets),
-        ("OutputPixelOffsets", &output_offsets),
-    ] {
-        if let Some((d, x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
-            return Err(Refusal::invalid(format!("{name}[{d}] = {x} is not finite")));
+        if input.data_type != output.data_type {
+            return Err(Refusal::invalid(format!(
+                "{in_role} is {} but {out_role} is {}",
+                type_name(input.data_type),
+                type_name(output.data_type)
+            )));
         }
+        if !kind.allows(input.data_type) {
+            return Err(Refusal::invalid(format!(
+                "data type {} is not supported by this operator",
+                type_name(input.data_type)
+            )));
+        }
+        if raw.scales.is_null() {
+            return Err(Refusal::invalid("Scales is NULL"));
+        }
+        let scales = floats(raw.scales, n);
+        if let Some((d, s)) = scales
+            .iter()
+            .enumerate()
+            .find(|(_, s)| !(s.is_finite() && **s > 0.0))
+        {
+            return Err(Refusal::invalid(format!(
+                "Scales[{d}] = {s} is not a positive finite number"
+            )));
+        }
+        let (input_offsets, output_offsets) = if kind == Kind::Resample {
+            (vec![0.5; n], vec![-0.5; n])
+        } else {
+            if raw.input_offsets.is_null() {
+                return Err(Refusal::invalid("InputPixelOffsets is NULL"));
+            }
+            if raw.output_offsets.is_null() {
+                return Err(Refusal::invalid("OutputPixelOffsets is NULL"));
+            }
+            (floats(raw.input_offsets, n), floats(raw.output_offsets, n))
+        };
+        for (name, v) in [
+            ("InputPixelOffsets", &input_offsets),
+            ("OutputPixelOffsets", &output_offsets),
+        ] {
+            if let Some((d, x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+                return Err(Refusal::invalid(format!("{name}[{d}] = {x} is not finite")));
+            }
+        }
+        Ok(OpSpec {
+            kind,
+            alg,
+            rounding,
+            antialias: kind == Kind::Resample3 && raw.antialiased != 0,
+            scales,
+            input_offsets,
+            output_offsets,
+            input,
+            output,
+        })
     }
-    Ok(OpSpec {
-        kind,
-        alg,
-        rounding,
-        antialias: kind == Kind::Resample3 && raw.antialiased != 0,
-        scales,
-        input_offsets,
-        output_offsets,
-        input,
-        output,
-    })
 }

@@ -6,7 +6,7 @@
 #![allow(non_snake_case)]
 
 use super::descriptor::{read_operator, OpSpec};
-use super::refusal::{finish, Refusal, PANIC_HR};
+use super::refusal::{finish, Refusal};
 use super::tensor::{calc_buffer_tensor_size, Tensor};
 use super::types::*;
 use crate::capi::exec::Raw;
@@ -120,24 +120,28 @@ fn samples_identity(rule: &AxisRule, alg: Algorithm, n: usize) -> bool {
 }
 
 unsafe fn create(desc: *const DML_OPERATOR_DESC, op: *mut *mut DMLOperator) -> Result<(), Refusal> {
-    if op.is_null() {
-        return Err(Refusal::pointer("op (the DMLOperator** result) is NULL"));
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe {
+        if op.is_null() {
+            return Err(Refusal::pointer("op (the DMLOperator** result) is NULL"));
+        }
+        op.write_unaligned(std::ptr::null_mut());
+        let spec = read_operator(desc)?;
+        let problem = problem(&spec)?;
+        let plan = Plan::new(problem).map_err(|e| {
+            let mut r = Refusal::from(e);
+            r.msg = format!("{}: {}", spec.kind.name(), r.msg);
+            r
+        })?;
+        let boxed = Box::new(DMLOperator {
+            plan,
+            input: (&spec.input).into(),
+            output: (&spec.output).into(),
+        });
+        op.write_unaligned(Box::into_raw(boxed));
+        Ok(())
     }
-    op.write_unaligned(std::ptr::null_mut());
-    let spec = read_operator(desc)?;
-    let problem = problem(&spec)?;
-    let plan = Plan::new(problem).map_err(|e| {
-        let mut r = Refusal::from(e);
-        r.msg = format!("{}: {}", spec.kind.name(), r.msg);
-        r
-    })?;
-    let boxed = Box::new(DMLOperator {
-        plan,
-        input: (&spec.input).into(),
-        output: (&spec.output).into(),
-    });
-    op.write_unaligned(Box::into_raw(boxed));
-    Ok(())
 }
 
 /// Creates a resample operator from a DirectML operator description.
@@ -152,7 +156,9 @@ pub unsafe extern "C" fn DMLCreateOperator(
     desc: *const DML_OPERATOR_DESC,
     op: *mut *mut DMLOperator,
 ) -> HRESULT {
-    ffi_guard!(PANIC_HR, { finish("DMLCreateOperator", create(desc, op)) })
+    // SAFETY: the C caller's contract: descriptor and binding pointers are NULL or point to memory
+    // laid out as DirectML.h documents.
+    unsafe { dml_guard!({ finish("DMLCreateOperator", create(desc, op)) }) }
 }
 
 /// Reads binding `b` of `rule`, returning the tensor's byte range start.
@@ -161,36 +167,40 @@ unsafe fn binding(
     rule: &BindingRule,
     role: &str,
 ) -> Result<*mut u8, Refusal> {
-    let b = b.read_unaligned();
-    if b.Buffer.is_null() {
-        return Err(Refusal::invalid(format!("{role} binding: Buffer is NULL")));
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe {
+        let b = b.read_unaligned();
+        if b.Buffer.is_null() {
+            return Err(Refusal::invalid(format!("{role} binding: Buffer is NULL")));
+        }
+        if b.SizeInBytes < rule.total_bytes {
+            return Err(Refusal::invalid(format!(
+                "{role} binding: SizeInBytes {} is below the tensor's TotalTensorSizeInBytes {}",
+                b.SizeInBytes, rule.total_bytes
+            )));
+        }
+        if !b.Offset.is_multiple_of(rule.offset_alignment) {
+            return Err(Refusal::invalid(format!(
+                "{role} binding: Offset {} is not a multiple of the tensor's alignment {}",
+                b.Offset, rule.offset_alignment
+            )));
+        }
+        let offset = usize::try_from(b.Offset)
+            .ok()
+            .filter(|&o| {
+                (b.Buffer as usize)
+                    .checked_add(o)
+                    .and_then(|s| s.checked_add(rule.total_bytes as usize))
+                    .is_some()
+            })
+            .ok_or_else(|| {
+                Refusal::invalid(format!(
+                    "{role} binding: Buffer + Offset + size overflows the address space"
+                ))
+            })?;
+        Ok((b.Buffer as *mut u8).wrapping_add(offset))
     }
-    if b.SizeInBytes < rule.total_bytes {
-        return Err(Refusal::invalid(format!(
-            "{role} binding: SizeInBytes {} is below the tensor's TotalTensorSizeInBytes {}",
-            b.SizeInBytes, rule.total_bytes
-        )));
-    }
-    if !b.Offset.is_multiple_of(rule.offset_alignment) {
-        return Err(Refusal::invalid(format!(
-            "{role} binding: Offset {} is not a multiple of the tensor's alignment {}",
-            b.Offset, rule.offset_alignment
-        )));
-    }
-    let offset = usize::try_from(b.Offset)
-        .ok()
-        .filter(|&o| {
-            (b.Buffer as usize)
-                .checked_add(o)
-                .and_then(|s| s.checked_add(rule.total_bytes as usize))
-                .is_some()
-        })
-        .ok_or_else(|| {
-            Refusal::invalid(format!(
-                "{role} binding: Buffer + Offset + size overflows the address space"
-            ))
-        })?;
-    Ok((b.Buffer as *mut u8).wrapping_add(offset))
 }
 
 unsafe fn execute(
@@ -200,25 +210,29 @@ unsafe fn execute(
     output_count: UINT,
     outputs: *const DML_BUFFER_BINDING,
 ) -> Result<(), Refusal> {
-    if op.is_null() {
-        return Err(Refusal::pointer("op is NULL"));
-    }
-    let op = &*op;
-    if input_count != 1 || output_count != 1 {
-        return Err(Refusal::invalid(format!(
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe {
+        if op.is_null() {
+            return Err(Refusal::pointer("op is NULL"));
+        }
+        let op = &*op;
+        if input_count != 1 || output_count != 1 {
+            return Err(Refusal::invalid(format!(
             "resample operators take 1 input and 1 output binding (got {input_count} and {output_count})"
         )));
+        }
+        if inputs.is_null() || outputs.is_null() {
+            return Err(Refusal::invalid("inputs or outputs is NULL"));
+        }
+        let src = binding(inputs, &op.input, "input")?;
+        let dst = binding(outputs, &op.output, "output")?;
+        let src = Raw {
+            ptr: src,
+            len: op.input.span,
+        };
+        crate::capi::exec::execute(&op.plan, src, dst, op.output.span, &[]).map_err(Refusal::from)
     }
-    if inputs.is_null() || outputs.is_null() {
-        return Err(Refusal::invalid("inputs or outputs is NULL"));
-    }
-    let src = binding(inputs, &op.input, "input")?;
-    let dst = binding(outputs, &op.output, "output")?;
-    let src = Raw {
-        ptr: src,
-        len: op.input.span,
-    };
-    crate::capi::exec::execute(&op.plan, src, dst, op.output.span, &[]).map_err(Refusal::from)
 }
 
 /// Executes a created operator on host buffers: `inputs[0]` binds the input
@@ -235,22 +249,30 @@ pub unsafe extern "C" fn DMLExecuteOperator(
     outputCount: UINT,
     outputs: *const DML_BUFFER_BINDING,
 ) -> HRESULT {
-    ffi_guard!(PANIC_HR, {
-        finish(
-            "DMLExecuteOperator",
-            execute(op, inputCount, inputs, outputCount, outputs),
-        )
-    })
+    // SAFETY: the C caller's contract: descriptor and binding pointers are NULL or point to memory
+    // laid out as DirectML.h documents.
+    unsafe {
+        dml_guard!({
+            finish(
+                "DMLExecuteOperator",
+                execute(op, inputCount, inputs, outputCount, outputs),
+            )
+        })
+    }
 }
 
 /// Destroys an operator. NULL is accepted and ignored.
 #[no_mangle]
 pub unsafe extern "C" fn DMLReleaseOperator(op: *mut DMLOperator) {
-    ffi_guard!((), {
-        if !op.is_null() {
-            drop(Box::from_raw(op));
-        }
-    })
+    // SAFETY: the C caller's contract: descriptor and binding pointers are NULL or point to memory
+    // laid out as DirectML.h documents.
+    unsafe {
+        ffi_guard!({
+            if !op.is_null() {
+                drop(Box::from_raw(op));
+            }
+        })
+    }
 }
 
 /// The minimum `TotalTensorSizeInBytes` of a buffer tensor (DirectML's helper): the bytes
@@ -264,17 +286,22 @@ pub unsafe extern "C" fn DMLCalcBufferTensorSize(
     sizes: *const UINT,
     strides: *const UINT,
 ) -> UINT64 {
-    ffi_guard!(0, {
-        let n = dimensionCount as usize;
-        if sizes.is_null() || n == 0 || n > DML_TENSOR_DIMENSION_COUNT_MAX1 as usize {
-            return 0;
-        }
-        let read =
-            |p: *const UINT| -> Vec<u32> { (0..n).map(|i| p.add(i).read_unaligned()).collect() };
-        let sz = read(sizes);
-        let st = (!strides.is_null()).then(|| read(strides));
-        calc_buffer_tensor_size(dataType, &sz, st.as_deref()).unwrap_or(0)
-    })
+    // SAFETY: the C caller's contract: descriptor and binding pointers are NULL or point to memory
+    // laid out as DirectML.h documents.
+    unsafe {
+        ffi_guard!(sentinel = 0, {
+            let n = dimensionCount as usize;
+            if sizes.is_null() || n == 0 || n > DML_TENSOR_DIMENSION_COUNT_MAX1 as usize {
+                return 0;
+            }
+            let read = |p: *const UINT| -> Vec<u32> {
+                (0..n).map(|i| p.add(i).read_unaligned()).collect()
+            };
+            let sz = read(sizes);
+            let st = (!strides.is_null()).then(|| read(strides));
+            calc_buffer_tensor_size(dataType, &sz, st.as_deref()).unwrap_or(0)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -116,126 +116,130 @@ pub(crate) unsafe fn read_tensor(
     role: &str,
     is_output: bool,
 ) -> Result<Tensor, Refusal> {
-    if desc.is_null() {
-        return Err(Refusal::invalid(format!("{role} is NULL")));
-    }
-    let td = desc.read_unaligned();
-    if td.Type != DML_TENSOR_TYPE_BUFFER {
-        return Err(Refusal::invalid(format!(
-            "{role}: Type is {}, not DML_TENSOR_TYPE_BUFFER",
-            td.Type
-        )));
-    }
-    if td.Desc.is_null() {
-        return Err(Refusal::invalid(format!("{role}: Desc is NULL")));
-    }
-    let b = (td.Desc as *const DML_BUFFER_TENSOR_DESC).read_unaligned();
-    let rank = b.DimensionCount as usize;
-    if !(1..=MAX_DIMS).contains(&rank) {
-        return Err(Refusal::invalid(format!(
-            "{role}: DimensionCount {rank} is outside 1..={MAX_DIMS}"
-        )));
-    }
-    if b.Sizes.is_null() {
-        return Err(Refusal::invalid(format!("{role}: Sizes is NULL")));
-    }
-    let sizes: Vec<u32> = (0..rank).map(|i| b.Sizes.add(i).read_unaligned()).collect();
-    let strides: Option<Vec<u32>> = (!b.Strides.is_null()).then(|| {
-        (0..rank)
-            .map(|i| b.Strides.add(i).read_unaligned())
-            .collect()
-    });
-    let bits = element_bits(b.DataType).ok_or_else(|| {
-        Refusal::invalid(format!(
-            "{role}: DataType {} is not a DML_TENSOR_DATA_TYPE",
-            b.DataType
-        ))
-    })?;
-    if b.Flags & !DML_TENSOR_FLAG_OWNED_BY_DML != 0 {
-        return Err(Refusal::invalid(format!(
-            "{role}: unknown Flags bits {:#x}",
-            b.Flags
-        )));
-    }
-    if is_output && b.Flags & DML_TENSOR_FLAG_OWNED_BY_DML != 0 {
-        return Err(Refusal::invalid(format!(
-            "{role}: DML_TENSOR_FLAG_OWNED_BY_DML is set on an output"
-        )));
-    }
-    if let Some(d) = sizes.iter().position(|&s| s == 0) {
-        return Err(Refusal::invalid(format!("{role}: Sizes[{d}] is 0")));
-    }
-    let elements_ok = sizes
-        .iter()
-        .try_fold(1u64, |a, &s| a.checked_mul(s as u64))
-        .is_some_and(|n| n <= u32::MAX as u64);
-    if !elements_ok {
-        return Err(Refusal::invalid(format!(
-            "{role}: more than 2^32-1 elements"
-        )));
-    }
-    let needed =
-        calc_buffer_tensor_size(b.DataType, &sizes, strides.as_deref()).ok_or_else(|| {
-            Refusal::invalid(format!("{role}: the strides address more than 2^64 bytes"))
-        })?;
-    if b.TotalTensorSizeInBytes < needed {
-        return Err(Refusal::invalid(format!(
-            "{role}: TotalTensorSizeInBytes {} is below DMLCalcBufferTensorSize {needed}",
-            b.TotalTensorSizeInBytes
-        )));
-    }
-    if b.TotalTensorSizeInBytes > isize::MAX as u64 {
-        return Err(Refusal::invalid(format!(
-            "{role}: TotalTensorSizeInBytes exceeds the address space"
-        )));
-    }
-    let align = b.GuaranteedBaseOffsetAlignment as u64;
-    if align != 0 && (!align.is_power_of_two() || align * 8 < bits) {
-        return Err(Refusal::invalid(format!(
-            "{role}: GuaranteedBaseOffsetAlignment {align} is neither 0 nor a power of two >= the element size"
-        )));
-    }
-    let dtype = core_type(b.DataType).ok_or_else(|| {
-        Refusal::invalid(format!(
-            "{role}: {} is not supported by the resample operators",
-            type_name(b.DataType)
-        ))
-    })?;
-    let sizes: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
-    let strides: Vec<usize> = match strides {
-        Some(st) => st.iter().map(|&s| s as usize).collect(),
-        None => {
-            let mut st = vec![0usize; rank];
-            let mut acc = 1usize;
-            for d in (0..rank).rev() {
-                st[d] = acc;
-                acc *= sizes[d]; // <= 2^32-1 elements: no overflow
-            }
-            st
+    // SAFETY: descriptor and binding pointers are NULL or point to memory laid out as DirectML.h
+    // documents (the C caller's contract, passed on).
+    unsafe {
+        if desc.is_null() {
+            return Err(Refusal::invalid(format!("{role} is NULL")));
         }
-    };
-    let layout = Layout::strided(dtype, &sizes, &strides, 0);
-    if is_output && layout.elements_may_overlap() {
-        return Err(Refusal::invalid(format!(
-            "{role}: the strides {strides:?} make output elements overlap (or overlap cannot be ruled out)"
-        )));
-    }
-    let span = layout
-        .span_bytes()
-        .filter(|&s| s as u64 <= b.TotalTensorSizeInBytes)
-        .ok_or_else(|| {
+        let td = desc.read_unaligned();
+        if td.Type != DML_TENSOR_TYPE_BUFFER {
+            return Err(Refusal::invalid(format!(
+                "{role}: Type is {}, not DML_TENSOR_TYPE_BUFFER",
+                td.Type
+            )));
+        }
+        if td.Desc.is_null() {
+            return Err(Refusal::invalid(format!("{role}: Desc is NULL")));
+        }
+        let b = (td.Desc as *const DML_BUFFER_TENSOR_DESC).read_unaligned();
+        let rank = b.DimensionCount as usize;
+        if !(1..=MAX_DIMS).contains(&rank) {
+            return Err(Refusal::invalid(format!(
+                "{role}: DimensionCount {rank} is outside 1..={MAX_DIMS}"
+            )));
+        }
+        if b.Sizes.is_null() {
+            return Err(Refusal::invalid(format!("{role}: Sizes is NULL")));
+        }
+        let sizes: Vec<u32> = (0..rank).map(|i| b.Sizes.add(i).read_unaligned()).collect();
+        let strides: Option<Vec<u32>> = (!b.Strides.is_null()).then(|| {
+            (0..rank)
+                .map(|i| b.Strides.add(i).read_unaligned())
+                .collect()
+        });
+        let bits = element_bits(b.DataType).ok_or_else(|| {
             Refusal::invalid(format!(
-                "{role}: elements lie beyond TotalTensorSizeInBytes"
+                "{role}: DataType {} is not a DML_TENSOR_DATA_TYPE",
+                b.DataType
             ))
         })?;
-    Ok(Tensor {
-        data_type: b.DataType,
-        sizes,
-        total_bytes: b.TotalTensorSizeInBytes,
-        offset_alignment: align.max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT as u64),
-        layout,
-        span,
-    })
+        if b.Flags & !DML_TENSOR_FLAG_OWNED_BY_DML != 0 {
+            return Err(Refusal::invalid(format!(
+                "{role}: unknown Flags bits {:#x}",
+                b.Flags
+            )));
+        }
+        if is_output && b.Flags & DML_TENSOR_FLAG_OWNED_BY_DML != 0 {
+            return Err(Refusal::invalid(format!(
+                "{role}: DML_TENSOR_FLAG_OWNED_BY_DML is set on an output"
+            )));
+        }
+        if let Some(d) = sizes.iter().position(|&s| s == 0) {
+            return Err(Refusal::invalid(format!("{role}: Sizes[{d}] is 0")));
+        }
+        let elements_ok = sizes
+            .iter()
+            .try_fold(1u64, |a, &s| a.checked_mul(s as u64))
+            .is_some_and(|n| n <= u32::MAX as u64);
+        if !elements_ok {
+            return Err(Refusal::invalid(format!(
+                "{role}: more than 2^32-1 elements"
+            )));
+        }
+        let needed =
+            calc_buffer_tensor_size(b.DataType, &sizes, strides.as_deref()).ok_or_else(|| {
+                Refusal::invalid(format!("{role}: the strides address more than 2^64 bytes"))
+            })?;
+        if b.TotalTensorSizeInBytes < needed {
+            return Err(Refusal::invalid(format!(
+                "{role}: TotalTensorSizeInBytes {} is below DMLCalcBufferTensorSize {needed}",
+                b.TotalTensorSizeInBytes
+            )));
+        }
+        if b.TotalTensorSizeInBytes > isize::MAX as u64 {
+            return Err(Refusal::invalid(format!(
+                "{role}: TotalTensorSizeInBytes exceeds the address space"
+            )));
+        }
+        let align = b.GuaranteedBaseOffsetAlignment as u64;
+        if align != 0 && (!align.is_power_of_two() || align * 8 < bits) {
+            return Err(Refusal::invalid(format!(
+            "{role}: GuaranteedBaseOffsetAlignment {align} is neither 0 nor a power of two >= the element size"
+        )));
+        }
+        let dtype = core_type(b.DataType).ok_or_else(|| {
+            Refusal::invalid(format!(
+                "{role}: {} is not supported by the resample operators",
+                type_name(b.DataType)
+            ))
+        })?;
+        let sizes: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
+        let strides: Vec<usize> = match strides {
+            Some(st) => st.iter().map(|&s| s as usize).collect(),
+            None => {
+                let mut st = vec![0usize; rank];
+                let mut acc = 1usize;
+                for d in (0..rank).rev() {
+                    st[d] = acc;
+                    acc *= sizes[d]; // <= 2^32-1 elements: no overflow
+                }
+                st
+            }
+        };
+        let layout = Layout::strided(dtype, &sizes, &strides, 0);
+        if is_output && layout.elements_may_overlap() {
+            return Err(Refusal::invalid(format!(
+            "{role}: the strides {strides:?} make output elements overlap (or overlap cannot be ruled out)"
+        )));
+        }
+        let span = layout
+            .span_bytes()
+            .filter(|&s| s as u64 <= b.TotalTensorSizeInBytes)
+            .ok_or_else(|| {
+                Refusal::invalid(format!(
+                    "{role}: elements lie beyond TotalTensorSizeInBytes"
+                ))
+            })?;
+        Ok(Tensor {
+            data_type: b.DataType,
+            sizes,
+            total_bytes: b.TotalTensorSizeInBytes,
+            offset_alignment: align.max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT as u64),
+            layout,
+            span,
+        })
+    }
 }
 
 #[cfg(test)]

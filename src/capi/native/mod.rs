@@ -435,33 +435,37 @@ unsafe fn plan_create(
     out: *mut *mut resample_plan_t,
     desc: *const resample_problem_t,
 ) -> Result<(), Refusal> {
-    if out.is_null() {
-        return Err(invalid("plan (the output pointer) is NULL"));
+    // SAFETY: pointer arguments are NULL or valid as resample.h documents (the C caller's contract,
+    // passed on by the exported function).
+    unsafe {
+        if out.is_null() {
+            return Err(invalid("plan (the output pointer) is NULL"));
+        }
+        *out = std::ptr::null_mut();
+        if desc.is_null() {
+            return Err(invalid("problem is NULL"));
+        }
+        let p = problem(&std::ptr::read_unaligned(desc))?;
+        let (src_bytes, dst_bytes) = (p.src.span_bytes(), p.dst.span_bytes());
+        let plan = Plan::new(p)?;
+        if verbose() {
+            eprintln!(
+                "resample,native,create,{:?},{:?},{:?}->{:?},kernel={}",
+                plan.problem().alg,
+                plan.problem().direction,
+                plan.problem().src.dims,
+                plan.problem().dst.dims,
+                plan.kernel_name()
+            );
+        }
+        *out = Box::into_raw(Box::new(resample_plan_t {
+            plan,
+            // Layout::validate (in Plan::new) checked both spans.
+            src_bytes: src_bytes.unwrap_or(0),
+            dst_bytes: dst_bytes.unwrap_or(0),
+        }));
+        Ok(())
     }
-    *out = std::ptr::null_mut();
-    if desc.is_null() {
-        return Err(invalid("problem is NULL"));
-    }
-    let p = problem(&std::ptr::read_unaligned(desc))?;
-    let (src_bytes, dst_bytes) = (p.src.span_bytes(), p.dst.span_bytes());
-    let plan = Plan::new(p)?;
-    if verbose() {
-        eprintln!(
-            "resample,native,create,{:?},{:?},{:?}->{:?},kernel={}",
-            plan.problem().alg,
-            plan.problem().direction,
-            plan.problem().src.dims,
-            plan.problem().dst.dims,
-            plan.kernel_name()
-        );
-    }
-    *out = Box::into_raw(Box::new(resample_plan_t {
-        plan,
-        // Layout::validate (in Plan::new) checked both spans.
-        src_bytes: src_bytes.unwrap_or(0),
-        dst_bytes: dst_bytes.unwrap_or(0),
-    }));
-    Ok(())
 }
 
 /// Creates a plan for `problem` into `*plan` (NULL on failure). The plan holds the tap
@@ -471,53 +475,69 @@ pub unsafe extern "C" fn resample_plan_create(
     plan: *mut *mut resample_plan_t,
     problem: *const resample_problem_t,
 ) -> resample_status_t {
-    ffi_guard!(RESAMPLE_RUNTIME_ERROR, {
-        finish("create", plan_create(plan, problem))
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as resample.h documents
+    // for this function.
+    unsafe { native_guard!({ finish("create", plan_create(plan, problem)) }) }
 }
 
 /// Destroys a plan (NULL is ignored). No execution of it may be running.
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_destroy(plan: *mut resample_plan_t) {
-    ffi_guard!((), {
-        if !plan.is_null() {
-            drop(Box::from_raw(plan));
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as resample.h documents
+    // for this function.
+    unsafe {
+        ffi_guard!({
+            if !plan.is_null() {
+                drop(Box::from_raw(plan));
+            }
+        })
+    }
 }
 
 /// Bytes src must hold (from its base pointer to one past its last element).
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_src_bytes(plan: *const resample_plan_t) -> usize {
-    ffi_guard!(0, {
-        null_check!(0, plan);
-        (*plan).src_bytes
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as resample.h documents
+    // for this function.
+    unsafe {
+        ffi_guard!(sentinel = 0, {
+            null_check!(0, plan);
+            (*plan).src_bytes
+        })
+    }
 }
 
 /// Bytes dst must hold.
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_dst_bytes(plan: *const resample_plan_t) -> usize {
-    ffi_guard!(0, {
-        null_check!(0, plan);
-        (*plan).dst_bytes
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as resample.h documents
+    // for this function.
+    unsafe {
+        ffi_guard!(sentinel = 0, {
+            null_check!(0, plan);
+            (*plan).dst_bytes
+        })
+    }
 }
 
 /// Name of the kernel the plan runs (static string; "" for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn resample_plan_kernel(plan: *const resample_plan_t) -> *const c_char {
-    ffi_guard!(c"".as_ptr(), {
-        null_check!(c"".as_ptr(), plan);
-        match (*plan).plan.kernel_name() {
-            "lanes_rows" => c"lanes_rows".as_ptr(),
-            "lanes" => c"lanes".as_ptr(),
-            "rows" => c"rows".as_ptr(),
-            "bwd_rows" => c"bwd_rows".as_ptr(),
-            "copy" => c"copy".as_ptr(),
-            _ => c"generic".as_ptr(),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as resample.h documents
+    // for this function.
+    unsafe {
+        ffi_guard!(sentinel = c"".as_ptr(), {
+            null_check!(c"".as_ptr(), plan);
+            match (*plan).plan.kernel_name() {
+                "lanes_rows" => c"lanes_rows".as_ptr(),
+                "lanes" => c"lanes".as_ptr(),
+                "rows" => c"rows".as_ptr(),
+                "bwd_rows" => c"bwd_rows".as_ptr(),
+                "copy" => c"copy".as_ptr(),
+                _ => c"generic".as_ptr(),
+            }
+        })
+    }
 }
 
 unsafe fn execute(
@@ -527,32 +547,36 @@ unsafe fn execute(
     dst: *mut c_void,
     dst_size: usize,
 ) -> Result<(), Refusal> {
-    if plan.is_null() {
-        return Err(invalid("plan is NULL"));
+    // SAFETY: pointer arguments are NULL or valid as resample.h documents (the C caller's contract,
+    // passed on by the exported function).
+    unsafe {
+        if plan.is_null() {
+            return Err(invalid("plan is NULL"));
+        }
+        let p = &*plan;
+        let (sn, dn) = (p.src_bytes, p.dst_bytes);
+        if src_size < sn || dst_size < dn {
+            return Err(invalid(format!(
+                "buffers hold {src_size} (src) and {dst_size} (dst) bytes; {sn} and {dn} needed"
+            )));
+        }
+        if dn == 0 {
+            return Ok(());
+        }
+        if dst.is_null() || (sn > 0 && src.is_null()) {
+            return Err(invalid("src or dst is NULL"));
+        }
+        let (s0, d0) = (src as usize, dst as usize);
+        if s0.checked_add(sn).is_none() || d0.checked_add(dn).is_none() {
+            return Err(invalid("a buffer wraps around the address space"));
+        }
+        let src = crate::capi::exec::Raw {
+            ptr: src.cast::<u8>(),
+            len: sn,
+        };
+        crate::capi::exec::execute(&p.plan, src, dst.cast::<u8>(), dn, &[])?;
+        Ok(())
     }
-    let p = &*plan;
-    let (sn, dn) = (p.src_bytes, p.dst_bytes);
-    if src_size < sn || dst_size < dn {
-        return Err(invalid(format!(
-            "buffers hold {src_size} (src) and {dst_size} (dst) bytes; {sn} and {dn} needed"
-        )));
-    }
-    if dn == 0 {
-        return Ok(());
-    }
-    if dst.is_null() || (sn > 0 && src.is_null()) {
-        return Err(invalid("src or dst is NULL"));
-    }
-    let (s0, d0) = (src as usize, dst as usize);
-    if s0.checked_add(sn).is_none() || d0.checked_add(dn).is_none() {
-        return Err(invalid("a buffer wraps around the address space"));
-    }
-    let src = crate::capi::exec::Raw {
-        ptr: src.cast::<u8>(),
-        len: sn,
-    };
-    crate::capi::exec::execute(&p.plan, src, dst.cast::<u8>(), dn, &[])?;
-    Ok(())
 }
 
 /// Executes `plan`: reads src (`src_size` bytes available), writes dst (`dst_size` bytes
@@ -566,16 +590,18 @@ pub unsafe extern "C" fn resample_execute(
     dst: *mut c_void,
     dst_size: usize,
 ) -> resample_status_t {
-    ffi_guard!(RESAMPLE_RUNTIME_ERROR, {
-        finish("execute", execute(plan, src, src_size, dst, dst_size))
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as resample.h documents
+    // for this function.
+    unsafe { native_guard!({ finish("execute", execute(plan, src, src_size, dst, dst_size)) }) }
 }
 
 /// Message of the last failed native call on this thread ("" if none); valid until the
 /// thread's next failing call.
 #[no_mangle]
 pub extern "C" fn resample_last_error() -> *const c_char {
-    ffi_guard!(c"".as_ptr(), { LAST_ERROR.with(|e| e.borrow().as_ptr()) })
+    ffi_guard!(sentinel = c"".as_ptr(), {
+        LAST_ERROR.with(|e| e.borrow().as_ptr())
+    })
 }
 
 /// Name of a status code ("success", "invalid_argument", ...).

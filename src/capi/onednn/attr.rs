@@ -43,18 +43,22 @@ unsafe fn read_quant<T: Copy>(
     values: *const T,
     runtime: impl Fn(&T) -> bool,
 ) -> Result<Quant<T>, dnnl_status_t> {
-    if count <= 0 || mask < 0 || values.is_null() {
-        return Err(dnnl_invalid_arguments);
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        if count <= 0 || mask < 0 || values.is_null() {
+            return Err(dnnl_invalid_arguments);
+        }
+        let n = if runtime(&*values) { 1 } else { count as usize };
+        let mut v: Vec<T> = Vec::new();
+        v.try_reserve_exact(n).map_err(|_| dnnl_out_of_memory)?;
+        v.extend_from_slice(std::slice::from_raw_parts(values, n));
+        Ok(Quant {
+            count,
+            mask,
+            values: v,
+        })
     }
-    let n = if runtime(&*values) { 1 } else { count as usize };
-    let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| dnnl_out_of_memory)?;
-    v.extend_from_slice(std::slice::from_raw_parts(values, n));
-    Ok(Quant {
-        count,
-        mask,
-        values: v,
-    })
 }
 
 /// Primitive attributes.
@@ -126,14 +130,19 @@ impl dnnl_primitive_attr {
 pub(crate) unsafe fn attr_ref<'a>(
     a: *const dnnl_primitive_attr,
 ) -> Option<&'a dnnl_primitive_attr> {
-    registry::get(a, Kind::Attr).or_else(|| registry::get(a, Kind::PdAttr))
+    // SAFETY: `registry::get` dereferences only pointers it finds live.
+    unsafe { registry::get(a, Kind::Attr).or_else(|| registry::get(a, Kind::PdAttr)) }
 }
 
 /// An attribute set the user owns.
 unsafe fn attr_mut<'a>(a: *mut dnnl_primitive_attr) -> Option<&'a mut dnnl_primitive_attr> {
-    registry::get(a, Kind::Attr)?;
-    // SAFETY: live handle the caller owns; the C API makes it the only user.
-    Some(&mut *a)
+    // SAFETY: the handle is live (checked in the registry) and owned by the C caller, whom the API
+    // makes its only user.
+    unsafe {
+        registry::get(a, Kind::Attr)?;
+        // SAFETY: live handle the caller owns; the C API makes it the only user.
+        Some(&mut *a)
+    }
 }
 
 /// Creates a default attribute set.
@@ -141,19 +150,23 @@ unsafe fn attr_mut<'a>(a: *mut dnnl_primitive_attr) -> Option<&'a mut dnnl_primi
 pub unsafe extern "C" fn dnnl_primitive_attr_create(
     attr: *mut dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if attr.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_create: attr is NULL",
-            );
-        }
-        attr.write(registry::register(
-            dnnl_primitive_attr::default(),
-            Kind::Attr,
-        ));
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if attr.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_create: attr is NULL",
+                );
+            }
+            attr.write(registry::register(
+                dnnl_primitive_attr::default(),
+                Kind::Attr,
+            ));
+            dnnl_success
+        })
+    }
 }
 
 /// Clones an attribute set (a deep copy, post-ops included).
@@ -162,34 +175,42 @@ pub unsafe extern "C" fn dnnl_primitive_attr_clone(
     attr: *mut dnnl_primitive_attr_t,
     existing_attr: const_dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(existing_attr), attr.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_clone: bad attr or NULL result",
-            );
-        };
-        attr.write(registry::register(a.clone(), Kind::Attr));
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(a), false) = (attr_ref(existing_attr), attr.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_clone: bad attr or NULL result",
+                );
+            };
+            attr.write(registry::register(a.clone(), Kind::Attr));
+            dnnl_success
+        })
+    }
 }
 
 /// Destroys an attribute set (NULL is accepted). Attributes owned by a primitive
 /// descriptor are refused.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_primitive_attr_destroy(attr: dnnl_primitive_attr_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if attr.is_null() {
-            return dnnl_success;
-        }
-        match registry::unregister(attr, Kind::Attr) {
-            Some(_) => dnnl_success,
-            None => refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_destroy: not a live attr",
-            ),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if attr.is_null() {
+                return dnnl_success;
+            }
+            match registry::unregister(attr, Kind::Attr) {
+                Some(_) => dnnl_success,
+                None => refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_destroy: not a live attr",
+                ),
+            }
+        })
+    }
 }
 
 /// Returns the scratchpad mode of an attribute set.
@@ -198,16 +219,20 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_scratchpad_mode(
     attr: const_dnnl_primitive_attr_t,
     mode: *mut dnnl_scratchpad_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_scratchpad_mode: bad attr or NULL result",
-            );
-        };
-        mode.write(a.scratchpad_mode);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_scratchpad_mode: bad attr or NULL result",
+                );
+            };
+            mode.write(a.scratchpad_mode);
+            dnnl_success
+        })
+    }
 }
 
 /// Sets the scratchpad mode (library or user; resampling needs no scratchpad either way).
@@ -216,20 +241,25 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scratchpad_mode(
     attr: dnnl_primitive_attr_t,
     mode: dnnl_scratchpad_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        match attr_mut(attr) {
-            Some(a)
-                if (dnnl_scratchpad_mode_library..=dnnl_scratchpad_mode_user).contains(&mode) =>
-            {
-                a.scratchpad_mode = mode;
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            match attr_mut(attr) {
+                Some(a)
+                    if (dnnl_scratchpad_mode_library..=dnnl_scratchpad_mode_user)
+                        .contains(&mode) =>
+                {
+                    a.scratchpad_mode = mode;
+                    dnnl_success
+                }
+                _ => refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_scratchpad_mode: bad attr or mode",
+                ),
             }
-            _ => refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_scratchpad_mode: bad attr or mode",
-            ),
-        }
-    })
+        })
+    }
 }
 
 /// Returns the floating-point math mode of an attribute set.
@@ -238,16 +268,20 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_fpmath_mode(
     attr: const_dnnl_primitive_attr_t,
     mode: *mut dnnl_fpmath_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_fpmath_mode: bad attr or NULL result",
-            );
-        };
-        mode.write(a.fpmath_mode);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(a), false) = (attr_ref(attr), mode.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_fpmath_mode: bad attr or NULL result",
+                );
+            };
+            mode.write(a.fpmath_mode);
+            dnnl_success
+        })
+    }
 }
 
 /// Sets the floating-point math mode (resampling computes in f32 whatever the mode).
@@ -256,18 +290,22 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_fpmath_mode(
     attr: dnnl_primitive_attr_t,
     mode: dnnl_fpmath_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        match attr_mut(attr) {
-            Some(a) if (dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode) => {
-                a.fpmath_mode = mode;
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            match attr_mut(attr) {
+                Some(a) if (dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode) => {
+                    a.fpmath_mode = mode;
+                    dnnl_success
+                }
+                _ => refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_fpmath_mode: bad attr or mode",
+                ),
             }
-            _ => refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_fpmath_mode: bad attr or mode",
-            ),
-        }
-    })
+        })
+    }
 }
 
 /// The post-op chain of an attribute set (owned by it; valid while it lives).
@@ -276,16 +314,20 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_post_ops(
     attr: const_dnnl_primitive_attr_t,
     post_ops: *mut const_dnnl_post_ops_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(a), false) = (attr_ref(attr), post_ops.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_post_ops: bad attr or NULL result",
-            );
-        };
-        post_ops.write(a.post_ops.handle());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(a), false) = (attr_ref(attr), post_ops.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_post_ops: bad attr or NULL result",
+                );
+            };
+            post_ops.write(a.post_ops.handle());
+            dnnl_success
+        })
+    }
 }
 
 /// Sets the post-op chain (copied: the caller's chain may be destroyed afterwards).
@@ -294,24 +336,28 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_post_ops(
     attr: dnnl_primitive_attr_t,
     post_ops: const_dnnl_post_ops_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(po) = post_ops_ref(post_ops).cloned() else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_post_ops: bad post-op chain",
-            );
-        };
-        match attr_mut(attr) {
-            Some(a) => {
-                a.post_ops.set(po);
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(po) = post_ops_ref(post_ops).cloned() else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_post_ops: bad post-op chain",
+                );
+            };
+            match attr_mut(attr) {
+                Some(a) => {
+                    a.post_ops.set(po);
+                    dnnl_success
+                }
+                None => refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_post_ops: bad attr",
+                ),
             }
-            None => refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_post_ops: bad attr",
-            ),
-        }
-    })
+        })
+    }
 }
 
 unsafe fn write_quant<T>(
@@ -320,14 +366,18 @@ unsafe fn write_quant<T>(
     mask: *mut c_int,
     values: *mut *const T,
 ) {
-    if !count.is_null() {
-        count.write(q.count);
-    }
-    if !mask.is_null() {
-        mask.write(q.mask);
-    }
-    if !values.is_null() {
-        values.write(q.values.as_ptr());
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        if !count.is_null() {
+            count.write(q.count);
+        }
+        if !mask.is_null() {
+            mask.write(q.mask);
+        }
+        if !values.is_null() {
+            values.write(q.values.as_ptr());
+        }
     }
 }
 
@@ -339,16 +389,20 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_output_scales(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_ref(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_output_scales: bad attr",
-            );
-        };
-        write_quant(&a.output_scales, count, mask, scales);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_ref(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_output_scales: bad attr",
+                );
+            };
+            write_quant(&a.output_scales, count, mask, scales);
+            dnnl_success
+        })
+    }
 }
 
 fn is_runtime_f32(v: &f32) -> bool {
@@ -363,14 +417,17 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_output_scales(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_mut(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_output_scales: bad attr",
-            );
-        };
-        match read_quant(count, mask, scales, is_runtime_f32) {
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_mut(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_output_scales: bad attr",
+                );
+            };
+            match read_quant(count, mask, scales, is_runtime_f32) {
             Ok(q) => {
                 a.output_scales = q;
                 dnnl_success
@@ -380,7 +437,8 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_output_scales(
                 "primitive_attr_set_output_scales: count must be > 0, mask >= 0, scales non-NULL",
             ),
         }
-    })
+        })
+    }
 }
 
 fn scales_arg_ok(arg: c_int) -> bool {
@@ -396,31 +454,35 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_scales(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_ref(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_scales: bad attr",
-            );
-        };
-        if !scales_arg_ok(arg) {
-            return verbose_refuse(
-                dnnl_invalid_arguments,
-                format_args!("primitive_attr_get_scales: argument {arg} takes no scales"),
-            );
-        }
-        static DEFAULT: std::sync::OnceLock<DefaultScales> = std::sync::OnceLock::new();
-        let def = &DEFAULT
-            .get_or_init(|| DefaultScales(Quant::new(1.0), Quant::new(0)))
-            .0;
-        let q = a
-            .scales
-            .iter()
-            .find(|(k, _)| *k == arg)
-            .map_or(def, |(_, q)| q);
-        write_quant(q, count, mask, scales);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_ref(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_scales: bad attr",
+                );
+            };
+            if !scales_arg_ok(arg) {
+                return verbose_refuse(
+                    dnnl_invalid_arguments,
+                    format_args!("primitive_attr_get_scales: argument {arg} takes no scales"),
+                );
+            }
+            static DEFAULT: std::sync::OnceLock<DefaultScales> = std::sync::OnceLock::new();
+            let def = &DEFAULT
+                .get_or_init(|| DefaultScales(Quant::new(1.0), Quant::new(0)))
+                .0;
+            let q = a
+                .scales
+                .iter()
+                .find(|(k, _)| *k == arg)
+                .map_or(def, |(_, q)| q);
+            write_quant(q, count, mask, scales);
+            dnnl_success
+        })
+    }
 }
 
 struct DefaultScales(Quant<f32>, Quant<i32>);
@@ -434,28 +496,32 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_mut(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_scales: bad attr",
-            );
-        };
-        if !scales_arg_ok(arg) {
-            return verbose_refuse(
-                dnnl_invalid_arguments,
-                format_args!("primitive_attr_set_scales: argument {arg} takes no scales"),
-            );
-        }
-        match read_quant(count, mask, scales, is_runtime_f32) {
-            Ok(q) => {
-                a.scales.retain(|(k, _)| *k != arg);
-                a.scales.push((arg, q));
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_mut(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_scales: bad attr",
+                );
+            };
+            if !scales_arg_ok(arg) {
+                return verbose_refuse(
+                    dnnl_invalid_arguments,
+                    format_args!("primitive_attr_set_scales: argument {arg} takes no scales"),
+                );
             }
-            Err(s) => refuse(s, "primitive_attr_set_scales: bad count, mask or scales"),
-        }
-    })
+            match read_quant(count, mask, scales, is_runtime_f32) {
+                Ok(q) => {
+                    a.scales.retain(|(k, _)| *k != arg);
+                    a.scales.push((arg, q));
+                    dnnl_success
+                }
+                Err(s) => refuse(s, "primitive_attr_set_scales: bad count, mask or scales"),
+            }
+        })
+    }
 }
 
 /// Zero points of one argument (the default single 0 when none were set).
@@ -467,25 +533,29 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_zero_points(
     mask: *mut c_int,
     zero_points: *mut *const i32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_ref(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_zero_points: bad attr",
-            );
-        };
-        static DEFAULT: std::sync::OnceLock<DefaultScales> = std::sync::OnceLock::new();
-        let def = &DEFAULT
-            .get_or_init(|| DefaultScales(Quant::new(1.0), Quant::new(0)))
-            .1;
-        let q = a
-            .zero_points
-            .iter()
-            .find(|(k, _)| *k == arg)
-            .map_or(def, |(_, q)| q);
-        write_quant(q, count, mask, zero_points);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_ref(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_zero_points: bad attr",
+                );
+            };
+            static DEFAULT: std::sync::OnceLock<DefaultScales> = std::sync::OnceLock::new();
+            let def = &DEFAULT
+                .get_or_init(|| DefaultScales(Quant::new(1.0), Quant::new(0)))
+                .1;
+            let q = a
+                .zero_points
+                .iter()
+                .find(|(k, _)| *k == arg)
+                .map_or(def, |(_, q)| q);
+            write_quant(q, count, mask, zero_points);
+            dnnl_success
+        })
+    }
 }
 
 /// Sets the zero points of `DNNL_ARG_SRC`, `_WEIGHTS` or `_DST` (stored; a resampling pd
@@ -498,32 +568,38 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_zero_points(
     mask: c_int,
     zero_points: *const i32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_mut(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_zero_points: bad attr",
-            );
-        };
-        if ![DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST].contains(&arg) {
-            // libdnnl 2.6.3 answers unimplemented for the other arguments.
-            return verbose_refuse(
-                dnnl_unimplemented,
-                format_args!("primitive_attr_set_zero_points: argument {arg} takes no zero points"),
-            );
-        }
-        match read_quant(count, mask, zero_points, |v| *v == i32::MIN) {
-            Ok(q) => {
-                a.zero_points.retain(|(k, _)| *k != arg);
-                a.zero_points.push((arg, q));
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_mut(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_zero_points: bad attr",
+                );
+            };
+            if ![DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST].contains(&arg) {
+                // libdnnl 2.6.3 answers unimplemented for the other arguments.
+                return verbose_refuse(
+                    dnnl_unimplemented,
+                    format_args!(
+                        "primitive_attr_set_zero_points: argument {arg} takes no zero points"
+                    ),
+                );
             }
-            Err(s) => refuse(
-                s,
-                "primitive_attr_set_zero_points: bad count, mask or zero points",
-            ),
-        }
-    })
+            match read_quant(count, mask, zero_points, |v| *v == i32::MIN) {
+                Ok(q) => {
+                    a.zero_points.retain(|(k, _)| *k != arg);
+                    a.zero_points.push((arg, q));
+                    dnnl_success
+                }
+                Err(s) => refuse(
+                    s,
+                    "primitive_attr_set_zero_points: bad count, mask or zero points",
+                ),
+            }
+        })
+    }
 }
 
 /// Sets the RNN data quantization parameters (stored; resampling refuses non-defaults).
@@ -533,18 +609,22 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_rnn_data_qparams(
     scale: f32,
     shift: f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        match attr_mut(attr) {
-            Some(a) => {
-                a.rnn_data_qparams = (scale, shift);
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            match attr_mut(attr) {
+                Some(a) => {
+                    a.rnn_data_qparams = (scale, shift);
+                    dnnl_success
+                }
+                None => refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_set_rnn_data_qparams: bad attr",
+                ),
             }
-            None => refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_set_rnn_data_qparams: bad attr",
-            ),
-        }
-    })
+        })
+    }
 }
 
 /// RNN data quantization parameters.
@@ -554,21 +634,25 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_rnn_data_qparams(
     scale: *mut f32,
     shift: *mut f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_ref(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_rnn_data_qparams: bad attr",
-            );
-        };
-        if !scale.is_null() {
-            scale.write(a.rnn_data_qparams.0);
-        }
-        if !shift.is_null() {
-            shift.write(a.rnn_data_qparams.1);
-        }
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_ref(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_rnn_data_qparams: bad attr",
+                );
+            };
+            if !scale.is_null() {
+                scale.write(a.rnn_data_qparams.0);
+            }
+            if !shift.is_null() {
+                shift.write(a.rnn_data_qparams.1);
+            }
+            dnnl_success
+        })
+    }
 }
 
 unsafe fn set_rnn_quant(
@@ -578,25 +662,29 @@ unsafe fn set_rnn_quant(
     scales: *const f32,
     projection: bool,
 ) -> dnnl_status_t {
-    let Some(a) = attr_mut(attr) else {
-        return refuse(
-            dnnl_invalid_arguments,
-            "primitive_attr_set_rnn_weights_qparams: bad attr",
-        );
-    };
-    match read_quant(count, mask, scales, is_runtime_f32) {
-        Ok(q) => {
-            if projection {
-                a.rnn_weights_projection_qparams = q;
-            } else {
-                a.rnn_weights_qparams = q;
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        let Some(a) = attr_mut(attr) else {
+            return refuse(
+                dnnl_invalid_arguments,
+                "primitive_attr_set_rnn_weights_qparams: bad attr",
+            );
+        };
+        match read_quant(count, mask, scales, is_runtime_f32) {
+            Ok(q) => {
+                if projection {
+                    a.rnn_weights_projection_qparams = q;
+                } else {
+                    a.rnn_weights_qparams = q;
+                }
+                dnnl_success
             }
-            dnnl_success
+            Err(s) => refuse(
+                s,
+                "primitive_attr_set_rnn_weights_qparams: bad count, mask or scales",
+            ),
         }
-        Err(s) => refuse(
-            s,
-            "primitive_attr_set_rnn_weights_qparams: bad count, mask or scales",
-        ),
     }
 }
 
@@ -608,9 +696,9 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_rnn_weights_qparams(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        set_rnn_quant(attr, count, mask, scales, false)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe { onednn_guard!({ set_rnn_quant(attr, count, mask, scales, false) }) }
 }
 
 /// RNN weights quantization scales.
@@ -621,16 +709,20 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_rnn_weights_qparams(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_ref(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_rnn_weights_qparams: bad attr",
-            );
-        };
-        write_quant(&a.rnn_weights_qparams, count, mask, scales);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_ref(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_rnn_weights_qparams: bad attr",
+                );
+            };
+            write_quant(&a.rnn_weights_qparams, count, mask, scales);
+            dnnl_success
+        })
+    }
 }
 
 /// Sets the RNN weights-projection quantization scales (stored; resampling refuses
@@ -642,9 +734,9 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_rnn_weights_projection_qparams(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        set_rnn_quant(attr, count, mask, scales, true)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe { onednn_guard!({ set_rnn_quant(attr, count, mask, scales, true) }) }
 }
 
 /// RNN weights-projection quantization scales.
@@ -655,14 +747,18 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_rnn_weights_projection_qparams(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(a) = attr_ref(attr) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "primitive_attr_get_rnn_weights_projection_qparams: bad attr",
-            );
-        };
-        write_quant(&a.rnn_weights_projection_qparams, count, mask, scales);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(a) = attr_ref(attr) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "primitive_attr_get_rnn_weights_projection_qparams: bad attr",
+                );
+            };
+            write_quant(&a.rnn_weights_projection_qparams, count, mask, scales);
+            dnnl_success
+        })
+    }
 }

@@ -22,17 +22,19 @@ pub type dnnl_stream_t = *mut dnnl_stream;
 pub type const_dnnl_stream_t = *const dnnl_stream;
 
 pub(crate) unsafe fn engine_ref<'a>(e: *const dnnl_engine) -> Option<&'a dnnl_engine> {
-    registry::get(e, Kind::Engine)
+    // SAFETY: `registry::get` dereferences only pointers it finds live.
+    unsafe { registry::get(e, Kind::Engine) }
 }
 
 pub(crate) unsafe fn stream_ref<'a>(s: *const dnnl_stream) -> Option<&'a dnnl_stream> {
-    registry::get(s, Kind::Stream)
+    // SAFETY: `registry::get` dereferences only pointers it finds live.
+    unsafe { registry::get(s, Kind::Stream) }
 }
 
 /// Number of engines of `kind`: 1 for the CPU, 0 otherwise.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_engine_get_count(kind: dnnl_engine_kind_t) -> usize {
-    ffi_guard!(0, { (kind == dnnl_cpu) as usize })
+    ffi_guard!(sentinel = 0, { (kind == dnnl_cpu) as usize })
 }
 
 /// Creates an engine; only `dnnl_cpu` with index 0 exists.
@@ -42,19 +44,23 @@ pub unsafe extern "C" fn dnnl_engine_create(
     kind: dnnl_engine_kind_t,
     index: usize,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if engine.is_null() {
-            return refuse(dnnl_invalid_arguments, "engine_create: engine is NULL");
-        }
-        if kind != dnnl_cpu || index != 0 {
-            return refuse(
-                dnnl_invalid_arguments,
-                "engine_create: only the CPU engine with index 0 exists",
-            );
-        }
-        engine.write(registry::register(dnnl_engine { kind }, Kind::Engine));
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if engine.is_null() {
+                return refuse(dnnl_invalid_arguments, "engine_create: engine is NULL");
+            }
+            if kind != dnnl_cpu || index != 0 {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "engine_create: only the CPU engine with index 0 exists",
+                );
+            }
+            engine.write(registry::register(dnnl_engine { kind }, Kind::Engine));
+            dnnl_success
+        })
+    }
 }
 
 /// Returns the kind of an engine.
@@ -63,30 +69,38 @@ pub unsafe extern "C" fn dnnl_engine_get_kind(
     engine: dnnl_engine_t,
     kind: *mut dnnl_engine_kind_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(e), false) = (engine_ref(engine), kind.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "engine_get_kind: bad engine or NULL kind",
-            );
-        };
-        kind.write(e.kind);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(e), false) = (engine_ref(engine), kind.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "engine_get_kind: bad engine or NULL kind",
+                );
+            };
+            kind.write(e.kind);
+            dnnl_success
+        })
+    }
 }
 
 /// Destroys an engine (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_engine_destroy(engine: dnnl_engine_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if engine.is_null() {
-            return dnnl_success;
-        }
-        match registry::unregister(engine, Kind::Engine) {
-            Some(_) => dnnl_success,
-            None => refuse(dnnl_invalid_arguments, "engine_destroy: not a live engine"),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if engine.is_null() {
+                return dnnl_success;
+            }
+            match registry::unregister(engine, Kind::Engine) {
+                Some(_) => dnnl_success,
+                None => refuse(dnnl_invalid_arguments, "engine_destroy: not a live engine"),
+            }
+        })
+    }
 }
 
 /// Creates a stream on an engine (all flag values are accepted, as on oneDNN's CPU; in
@@ -97,25 +111,29 @@ pub unsafe extern "C" fn dnnl_stream_create(
     engine: dnnl_engine_t,
     flags: c_uint,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if stream.is_null() || engine_ref(engine).is_none() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "stream_create: NULL stream or bad engine",
-            );
-        }
-        let Some(flags) = super::dnnl1::stream_flags_in(flags) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "stream_create: unknown DNNL 1.x stream flags",
-            );
-        };
-        stream.write(registry::register(
-            dnnl_stream { engine, flags },
-            Kind::Stream,
-        ));
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if stream.is_null() || engine_ref(engine).is_none() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "stream_create: NULL stream or bad engine",
+                );
+            }
+            let Some(flags) = super::dnnl1::stream_flags_in(flags) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "stream_create: unknown DNNL 1.x stream flags",
+                );
+            };
+            stream.write(registry::register(
+                dnnl_stream { engine, flags },
+                Kind::Stream,
+            ));
+            dnnl_success
+        })
+    }
 }
 
 /// Returns the engine of a stream.
@@ -124,42 +142,54 @@ pub unsafe extern "C" fn dnnl_stream_get_engine(
     stream: const_dnnl_stream_t,
     engine: *mut dnnl_engine_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(s), false) = (stream_ref(stream), engine.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "stream_get_engine: bad stream or NULL engine",
-            );
-        };
-        engine.write(s.engine);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(s), false) = (stream_ref(stream), engine.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "stream_get_engine: bad stream or NULL engine",
+                );
+            };
+            engine.write(s.engine);
+            dnnl_success
+        })
+    }
 }
 
 /// Waits for a stream: execution is synchronous, so this only checks the handle.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_stream_wait(stream: dnnl_stream_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        match stream_ref(stream) {
-            Some(s) => {
-                let _ = s.flags;
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            match stream_ref(stream) {
+                Some(s) => {
+                    let _ = s.flags;
+                    dnnl_success
+                }
+                None => refuse(dnnl_invalid_arguments, "stream_wait: bad stream"),
             }
-            None => refuse(dnnl_invalid_arguments, "stream_wait: bad stream"),
-        }
-    })
+        })
+    }
 }
 
 /// Destroys a stream (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_stream_destroy(stream: dnnl_stream_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if stream.is_null() {
-            return dnnl_success;
-        }
-        match registry::unregister(stream, Kind::Stream) {
-            Some(_) => dnnl_success,
-            None => refuse(dnnl_invalid_arguments, "stream_destroy: not a live stream"),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if stream.is_null() {
+                return dnnl_success;
+            }
+            match registry::unregister(stream, Kind::Stream) {
+                Some(_) => dnnl_success,
+                None => refuse(dnnl_invalid_arguments, "stream_destroy: not a live stream"),
+            }
+        })
+    }
 }

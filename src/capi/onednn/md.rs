@@ -81,22 +81,26 @@ pub(crate) unsafe fn sanity_check(
     dt: dnnl_data_type_t,
     any: bool,
 ) -> bool {
-    if ndims == 0 {
-        return true;
-    }
-    if dims.is_null() || !(0..=DNNL_MAX_NDIMS).contains(&ndims) || !dt_valid(dt) {
-        return false;
-    }
-    let dims = std::slice::from_raw_parts(dims, ndims as usize);
-    let mut runtime = false;
-    for &d in dims {
-        if d == RUNTIME_DIM_VAL {
-            runtime = true;
-        } else if d < 0 {
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        if ndims == 0 {
+            return true;
+        }
+        if dims.is_null() || !(0..=DNNL_MAX_NDIMS).contains(&ndims) || !dt_valid(dt) {
             return false;
         }
+        let dims = std::slice::from_raw_parts(dims, ndims as usize);
+        let mut runtime = false;
+        for &d in dims {
+            if d == RUNTIME_DIM_VAL {
+                runtime = true;
+            } else if d < 0 {
+                return false;
+            }
+        }
+        !(runtime && any)
     }
-    !(runtime && any)
 }
 
 pub(crate) fn md_sanity_check(md: &dnnl_memory_desc_t) -> bool {
@@ -361,34 +365,38 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
     data_type: dnnl_data_type_t,
     tag: dnnl_format_tag_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if memory_desc.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_init_by_tag: memory_desc is NULL",
-            );
-        }
-        let tag = super::dnnl1::tag_in(tag);
-        if ndims == 0 || tag == super::format_tags::dnnl_format_tag_undef {
-            memory_desc.write(dnnl_memory_desc_t::zero());
-            return dnnl_success;
-        }
-        let any = tag == super::format_tags::dnnl_format_tag_any;
-        if !sanity_check(ndims, dims, data_type, any) {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_init_by_tag: bad ndims, dims or data type",
-            );
-        }
-        let dims = std::slice::from_raw_parts(dims, ndims as usize);
-        match md_by_tag(ndims as usize, dims, data_type, tag) {
-            Ok(md) => {
-                memory_desc.write(md);
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if memory_desc.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_by_tag: memory_desc is NULL",
+                );
             }
-            Err(s) => s,
-        }
-    })
+            let tag = super::dnnl1::tag_in(tag);
+            if ndims == 0 || tag == super::format_tags::dnnl_format_tag_undef {
+                memory_desc.write(dnnl_memory_desc_t::zero());
+                return dnnl_success;
+            }
+            let any = tag == super::format_tags::dnnl_format_tag_any;
+            if !sanity_check(ndims, dims, data_type, any) {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_by_tag: bad ndims, dims or data type",
+                );
+            }
+            let dims = std::slice::from_raw_parts(dims, ndims as usize);
+            match md_by_tag(ndims as usize, dims, data_type, tag) {
+                Ok(md) => {
+                    memory_desc.write(md);
+                    dnnl_success
+                }
+                Err(s) => s,
+            }
+        })
+    }
 }
 
 /// Initializes a plain memory descriptor from strides (NULL strides = dense row-major).
@@ -400,51 +408,55 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
     data_type: dnnl_data_type_t,
     strides: *const dnnl_dim_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if memory_desc.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_init_by_strides: memory_desc is NULL",
-            );
-        }
-        if ndims == 0 {
-            memory_desc.write(dnnl_memory_desc_t::zero());
-            return dnnl_success;
-        }
-        if !sanity_check(ndims, dims, data_type, false) {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_init_by_strides: bad ndims, dims or data type",
-            );
-        }
-        let nd = ndims as usize;
-        let mut md = dnnl_memory_desc_t::zero();
-        md.ndims = ndims;
-        md.dims[..nd].copy_from_slice(std::slice::from_raw_parts(dims, nd));
-        md.padded_dims[..nd].copy_from_slice(&md.dims[..nd]);
-        md.data_type = data_type;
-        md.format_kind = dnnl_blocked;
-        if strides.is_null() {
-            let s = &mut md.format_desc.blocking.strides;
-            s[nd - 1] = 1;
-            let mut runtime = false;
-            for d in (0..nd - 1).rev() {
-                if md.padded_dims[d] == RUNTIME_DIM_VAL {
-                    runtime = true;
-                }
-                s[d] = if runtime {
-                    RUNTIME_DIM_VAL
-                } else {
-                    s[d + 1].wrapping_mul(md.padded_dims[d + 1])
-                };
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if memory_desc.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_by_strides: memory_desc is NULL",
+                );
             }
-        } else {
-            md.format_desc.blocking.strides[..nd]
-                .copy_from_slice(std::slice::from_raw_parts(strides, nd));
-        }
-        memory_desc.write(md);
-        dnnl_success
-    })
+            if ndims == 0 {
+                memory_desc.write(dnnl_memory_desc_t::zero());
+                return dnnl_success;
+            }
+            if !sanity_check(ndims, dims, data_type, false) {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_by_strides: bad ndims, dims or data type",
+                );
+            }
+            let nd = ndims as usize;
+            let mut md = dnnl_memory_desc_t::zero();
+            md.ndims = ndims;
+            md.dims[..nd].copy_from_slice(std::slice::from_raw_parts(dims, nd));
+            md.padded_dims[..nd].copy_from_slice(&md.dims[..nd]);
+            md.data_type = data_type;
+            md.format_kind = dnnl_blocked;
+            if strides.is_null() {
+                let s = &mut md.format_desc.blocking.strides;
+                s[nd - 1] = 1;
+                let mut runtime = false;
+                for d in (0..nd - 1).rev() {
+                    if md.padded_dims[d] == RUNTIME_DIM_VAL {
+                        runtime = true;
+                    }
+                    s[d] = if runtime {
+                        RUNTIME_DIM_VAL
+                    } else {
+                        s[d + 1].wrapping_mul(md.padded_dims[d + 1])
+                    };
+                }
+            } else {
+                md.format_desc.blocking.strides[..nd]
+                    .copy_from_slice(std::slice::from_raw_parts(strides, nd));
+            }
+            memory_desc.write(md);
+            dnnl_success
+        })
+    }
 }
 
 /// Initializes a descriptor for a sub-tensor (`dims` at `offsets`) of a parent descriptor.
@@ -455,86 +467,90 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
     dims: *const dnnl_dim_t,
     offsets: *const dnnl_dim_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if memory_desc.is_null()
-            || parent_memory_desc.is_null()
-            || dims.is_null()
-            || offsets.is_null()
-        {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_init_submemory: NULL argument",
-            );
-        }
-        let parent = *parent_memory_desc;
-        if !md_sanity_check(&parent) {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_init_submemory: bad parent descriptor",
-            );
-        }
-        if has_runtime_dims_or_strides(&parent) {
-            return refuse(
-                dnnl_unimplemented,
-                "memory_desc_init_submemory: runtime dims",
-            );
-        }
-        let nd = parent.ndims as usize;
-        let dims = std::slice::from_raw_parts(dims, nd);
-        let offsets = std::slice::from_raw_parts(offsets, nd);
-        for d in 0..nd {
-            if dims[d] == RUNTIME_DIM_VAL || offsets[d] == RUNTIME_DIM_VAL {
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if memory_desc.is_null()
+                || parent_memory_desc.is_null()
+                || dims.is_null()
+                || offsets.is_null()
+            {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_submemory: NULL argument",
+                );
+            }
+            let parent = *parent_memory_desc;
+            if !md_sanity_check(&parent) {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_init_submemory: bad parent descriptor",
+                );
+            }
+            if has_runtime_dims_or_strides(&parent) {
                 return refuse(
                     dnnl_unimplemented,
                     "memory_desc_init_submemory: runtime dims",
                 );
             }
-            if dims[d] < 0
-                || offsets[d] < 0
-                || offsets[d]
-                    .checked_add(dims[d])
-                    .is_none_or(|e| e > parent.dims[d])
-            {
-                return refuse(
-                    dnnl_invalid_arguments,
-                    "memory_desc_init_submemory: sub-tensor outside the parent",
-                );
+            let nd = parent.ndims as usize;
+            let dims = std::slice::from_raw_parts(dims, nd);
+            let offsets = std::slice::from_raw_parts(offsets, nd);
+            for d in 0..nd {
+                if dims[d] == RUNTIME_DIM_VAL || offsets[d] == RUNTIME_DIM_VAL {
+                    return refuse(
+                        dnnl_unimplemented,
+                        "memory_desc_init_submemory: runtime dims",
+                    );
+                }
+                if dims[d] < 0
+                    || offsets[d] < 0
+                    || offsets[d]
+                        .checked_add(dims[d])
+                        .is_none_or(|e| e > parent.dims[d])
+                {
+                    return refuse(
+                        dnnl_invalid_arguments,
+                        "memory_desc_init_submemory: sub-tensor outside the parent",
+                    );
+                }
             }
-        }
-        if parent.format_kind != dnnl_blocked {
-            return refuse(
-                dnnl_unimplemented,
-                "memory_desc_init_submemory: parent is not blocked",
-            );
-        }
-        let blocks = compute_blocks(&parent);
-        let mut md = parent;
-        for d in 0..nd {
-            let b = blocks[d].max(1);
-            let right = offsets[d] + dims[d] == parent.dims[d];
-            let ok = offsets[d] % b == 0
-                && parent.padded_offsets[d] == 0
-                && (right || dims[d] % b == 0 || dims[d] < b);
-            if !ok {
+            if parent.format_kind != dnnl_blocked {
                 return refuse(
                     dnnl_unimplemented,
-                    "memory_desc_init_submemory: sub-tensor splits a block",
+                    "memory_desc_init_submemory: parent is not blocked",
                 );
             }
-            md.dims[d] = dims[d];
-            md.padded_dims[d] = if right {
-                parent.padded_dims[d] - offsets[d]
-            } else {
-                rnd_up(dims[d], b)
-            };
-            md.padded_offsets[d] = parent.padded_offsets[d];
-            md.offset0 = md
-                .offset0
-                .wrapping_add((offsets[d] / b).wrapping_mul(parent.blocking().strides[d]));
-        }
-        memory_desc.write(md);
-        dnnl_success
-    })
+            let blocks = compute_blocks(&parent);
+            let mut md = parent;
+            for d in 0..nd {
+                let b = blocks[d].max(1);
+                let right = offsets[d] + dims[d] == parent.dims[d];
+                let ok = offsets[d] % b == 0
+                    && parent.padded_offsets[d] == 0
+                    && (right || dims[d] % b == 0 || dims[d] < b);
+                if !ok {
+                    return refuse(
+                        dnnl_unimplemented,
+                        "memory_desc_init_submemory: sub-tensor splits a block",
+                    );
+                }
+                md.dims[d] = dims[d];
+                md.padded_dims[d] = if right {
+                    parent.padded_dims[d] - offsets[d]
+                } else {
+                    rnd_up(dims[d], b)
+                };
+                md.padded_offsets[d] = parent.padded_offsets[d];
+                md.offset0 = md
+                    .offset0
+                    .wrapping_add((offsets[d] / b).wrapping_mul(parent.blocking().strides[d]));
+            }
+            memory_desc.write(md);
+            dnnl_success
+        })
+    }
 }
 
 /// Permutes the axes of a blocked descriptor: input axis `d` becomes output axis
@@ -545,57 +561,61 @@ pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
     in_memory_desc: *const dnnl_memory_desc_t,
     permutation: *const c_int,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if out_memory_desc.is_null() || in_memory_desc.is_null() || permutation.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_permute_axes: NULL argument",
-            );
-        }
-        let inp = *in_memory_desc;
-        if !md_sanity_check(&inp)
-            || inp.format_kind != dnnl_blocked
-            || has_runtime_dims_or_strides(&inp)
-        {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_permute_axes: descriptor is not a plain blocked one",
-            );
-        }
-        let nd = inp.ndims as usize;
-        let perm = std::slice::from_raw_parts(permutation, nd);
-        let mut seen = [false; 12];
-        for &p in perm {
-            if p < 0 || p as usize >= nd || seen[p as usize] {
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if out_memory_desc.is_null() || in_memory_desc.is_null() || permutation.is_null() {
                 return refuse(
                     dnnl_invalid_arguments,
-                    "memory_desc_permute_axes: not a permutation",
+                    "memory_desc_permute_axes: NULL argument",
                 );
             }
-            seen[p as usize] = true;
-        }
-        let mut md = inp;
-        for d in 0..nd {
-            let p = perm[d] as usize;
-            md.dims[p] = inp.dims[d];
-            md.padded_dims[p] = inp.padded_dims[d];
-            md.padded_offsets[p] = inp.padded_offsets[d];
-            md.blocking_mut().strides[p] = inp.blocking().strides[d];
-        }
-        let n = inp.blocking().inner_nblks.clamp(0, 12) as usize;
-        for i in 0..n {
-            let d = inp.blocking().inner_idxs[i];
-            if !(0..nd as i64).contains(&d) {
+            let inp = *in_memory_desc;
+            if !md_sanity_check(&inp)
+                || inp.format_kind != dnnl_blocked
+                || has_runtime_dims_or_strides(&inp)
+            {
                 return refuse(
                     dnnl_invalid_arguments,
-                    "memory_desc_permute_axes: bad inner block index",
+                    "memory_desc_permute_axes: descriptor is not a plain blocked one",
                 );
             }
-            md.blocking_mut().inner_idxs[i] = perm[d as usize] as i64;
-        }
-        out_memory_desc.write(md);
-        dnnl_success
-    })
+            let nd = inp.ndims as usize;
+            let perm = std::slice::from_raw_parts(permutation, nd);
+            let mut seen = [false; 12];
+            for &p in perm {
+                if p < 0 || p as usize >= nd || seen[p as usize] {
+                    return refuse(
+                        dnnl_invalid_arguments,
+                        "memory_desc_permute_axes: not a permutation",
+                    );
+                }
+                seen[p as usize] = true;
+            }
+            let mut md = inp;
+            for d in 0..nd {
+                let p = perm[d] as usize;
+                md.dims[p] = inp.dims[d];
+                md.padded_dims[p] = inp.padded_dims[d];
+                md.padded_offsets[p] = inp.padded_offsets[d];
+                md.blocking_mut().strides[p] = inp.blocking().strides[d];
+            }
+            let n = inp.blocking().inner_nblks.clamp(0, 12) as usize;
+            for i in 0..n {
+                let d = inp.blocking().inner_idxs[i];
+                if !(0..nd as i64).contains(&d) {
+                    return refuse(
+                        dnnl_invalid_arguments,
+                        "memory_desc_permute_axes: bad inner block index",
+                    );
+                }
+                md.blocking_mut().inner_idxs[i] = perm[d as usize] as i64;
+            }
+            out_memory_desc.write(md);
+            dnnl_success
+        })
+    }
 }
 
 /// oneDNN's `operator==` on memory descriptors.
@@ -651,15 +671,19 @@ pub unsafe extern "C" fn dnnl_memory_desc_equal(
     lhs: *const dnnl_memory_desc_t,
     rhs: *const dnnl_memory_desc_t,
 ) -> c_int {
-    ffi_guard!(0, {
-        if lhs == rhs {
-            return 1;
-        }
-        if lhs.is_null() || rhs.is_null() {
-            return 0;
-        }
-        md_equal(&*lhs, &*rhs) as c_int
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        ffi_guard!(sentinel = 0, {
+            if lhs == rhs {
+                return 1;
+            }
+            if lhs.is_null() || rhs.is_null() {
+                return 0;
+            }
+            md_equal(&*lhs, &*rhs) as c_int
+        })
+    }
 }
 
 /// Bytes of one element of `dt`; `(size_t)-1` for undef and unknown types.
@@ -715,18 +739,22 @@ pub(crate) fn md_size(md: &dnnl_memory_desc_t) -> usize {
 pub unsafe extern "C" fn dnnl_memory_desc_get_size(
     memory_desc: *const dnnl_memory_desc_t,
 ) -> usize {
-    ffi_guard!(0, {
-        if memory_desc.is_null() {
-            return 0;
-        }
-        md_size(&*memory_desc)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        ffi_guard!(sentinel = 0, {
+            if memory_desc.is_null() {
+                return 0;
+            }
+            md_size(&*memory_desc)
+        })
+    }
 }
 
 /// Size in bytes of one element of `data_type`.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
-    ffi_guard!(usize::MAX, { dt_size(data_type) })
+    ffi_guard!(sentinel = usize::MAX, { dt_size(data_type) })
 }
 
 #[cfg(test)]

@@ -56,6 +56,7 @@ pub type const_dnnl_memory_t = *const dnnl_memory;
 // SAFETY: the raw pointers are plain addresses; the object is only read through shared
 // references (the handle is atomic, owned buffers sit behind a mutex).
 unsafe impl Send for dnnl_memory {}
+// SAFETY: as for `Sync` above.
 unsafe impl Sync for dnnl_memory {}
 
 impl dnnl_memory {
@@ -147,7 +148,8 @@ fn alloc_bytes(md: &dnnl_memory_desc_t) -> Option<usize> {
 }
 
 pub(crate) unsafe fn memory_ref<'a>(m: *const dnnl_memory) -> Option<&'a dnnl_memory> {
-    registry::get(m, Kind::Memory)
+    // SAFETY: `registry::get` dereferences only pointers it finds live.
+    unsafe { registry::get(m, Kind::Memory) }
 }
 
 /// Creates a memory object. `handle` is a user pointer, `DNNL_MEMORY_ALLOCATE` (the
@@ -159,38 +161,42 @@ pub unsafe extern "C" fn dnnl_memory_create(
     engine: dnnl_engine_t,
     handle: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if memory.is_null() || memory_desc.is_null() || engine_ref(engine).is_none() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_create: NULL memory or descriptor, or bad engine",
-            );
-        }
-        let md = *memory_desc;
-        if md.ndims != 0
-            && (md.format_kind == dnnl_format_kind_any
-                || !(1..=12).contains(&md.ndims)
-                || has_runtime_dims_or_strides(&md))
-        {
-            // As libdnnl 2.6.3: runtime dims or strides have no size to allocate or check.
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_create: descriptor has format any, bad ndims or runtime dims/strides",
-            );
-        }
-        let m = dnnl_memory {
-            md,
-            engine,
-            handle: AtomicPtr::new(std::ptr::null_mut()),
-            owned: Mutex::new(Vec::new()),
-        };
-        let st = m.set_handle(handle);
-        if st != dnnl_success {
-            return st;
-        }
-        memory.write(registry::register(m, Kind::Memory));
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if memory.is_null() || memory_desc.is_null() || engine_ref(engine).is_none() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_create: NULL memory or descriptor, or bad engine",
+                );
+            }
+            let md = *memory_desc;
+            if md.ndims != 0
+                && (md.format_kind == dnnl_format_kind_any
+                    || !(1..=12).contains(&md.ndims)
+                    || has_runtime_dims_or_strides(&md))
+            {
+                // As libdnnl 2.6.3: runtime dims or strides have no size to allocate or check.
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_create: descriptor has format any, bad ndims or runtime dims/strides",
+                );
+            }
+            let m = dnnl_memory {
+                md,
+                engine,
+                handle: AtomicPtr::new(std::ptr::null_mut()),
+                owned: Mutex::new(Vec::new()),
+            };
+            let st = m.set_handle(handle);
+            if st != dnnl_success {
+                return st;
+            }
+            memory.write(registry::register(m, Kind::Memory));
+            dnnl_success
+        })
+    }
 }
 
 /// Returns a pointer to the memory object's descriptor (valid until destroy).
@@ -199,16 +205,20 @@ pub unsafe extern "C" fn dnnl_memory_get_memory_desc(
     memory: const_dnnl_memory_t,
     memory_desc: *mut *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(m), false) = (memory_ref(memory), memory_desc.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_get_memory_desc: bad memory or NULL result",
-            );
-        };
-        memory_desc.write(&m.md);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(m), false) = (memory_ref(memory), memory_desc.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_get_memory_desc: bad memory or NULL result",
+                );
+            };
+            memory_desc.write(&m.md);
+            dnnl_success
+        })
+    }
 }
 
 /// Returns the engine of a memory object.
@@ -217,16 +227,20 @@ pub unsafe extern "C" fn dnnl_memory_get_engine(
     memory: const_dnnl_memory_t,
     engine: *mut dnnl_engine_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(m), false) = (memory_ref(memory), engine.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_get_engine: bad memory or NULL result",
-            );
-        };
-        engine.write(m.engine);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(m), false) = (memory_ref(memory), engine.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_get_engine: bad memory or NULL result",
+                );
+            };
+            engine.write(m.engine);
+            dnnl_success
+        })
+    }
 }
 
 /// Maps the data for host access: on the CPU this is the data handle.
@@ -235,16 +249,20 @@ pub unsafe extern "C" fn dnnl_memory_map_data(
     memory: const_dnnl_memory_t,
     mapped_ptr: *mut *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(m), false) = (memory_ref(memory), mapped_ptr.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_map_data: bad memory or NULL result",
-            );
-        };
-        mapped_ptr.write(m.handle());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(m), false) = (memory_ref(memory), mapped_ptr.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_map_data: bad memory or NULL result",
+                );
+            };
+            mapped_ptr.write(m.handle());
+            dnnl_success
+        })
+    }
 }
 
 /// Unmaps data mapped by `dnnl_memory_map_data` (nothing to do on the CPU).
@@ -253,13 +271,17 @@ pub unsafe extern "C" fn dnnl_memory_unmap_data(
     memory: const_dnnl_memory_t,
     mapped_ptr: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let _ = mapped_ptr;
-        match memory_ref(memory) {
-            Some(_) => dnnl_success,
-            None => refuse(dnnl_invalid_arguments, "memory_unmap_data: bad memory"),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let _ = mapped_ptr;
+            match memory_ref(memory) {
+                Some(_) => dnnl_success,
+                None => refuse(dnnl_invalid_arguments, "memory_unmap_data: bad memory"),
+            }
+        })
+    }
 }
 
 /// Returns the data handle of a memory object.
@@ -268,16 +290,20 @@ pub unsafe extern "C" fn dnnl_memory_get_data_handle(
     memory: const_dnnl_memory_t,
     handle: *mut *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let (Some(m), false) = (memory_ref(memory), handle.is_null()) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_get_data_handle: bad memory or NULL result",
-            );
-        };
-        handle.write(m.handle());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let (Some(m), false) = (memory_ref(memory), handle.is_null()) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_get_data_handle: bad memory or NULL result",
+                );
+            };
+            handle.write(m.handle());
+            dnnl_success
+        })
+    }
 }
 
 /// Sets the data handle of a memory object (`DNNL_MEMORY_ALLOCATE` allocates a new buffer).
@@ -286,12 +312,16 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle(
     memory: dnnl_memory_t,
     handle: *mut c_void,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        match memory_ref(memory) {
-            Some(m) => m.set_handle(handle),
-            None => refuse(dnnl_invalid_arguments, "memory_set_data_handle: bad memory"),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            match memory_ref(memory) {
+                Some(m) => m.set_handle(handle),
+                None => refuse(dnnl_invalid_arguments, "memory_set_data_handle: bad memory"),
+            }
+        })
+    }
 }
 
 /// As `dnnl_memory_set_data_handle`; the stream (may be NULL) needs no synchronisation.
@@ -301,33 +331,41 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
     handle: *mut c_void,
     stream: dnnl_stream_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if !stream.is_null() && stream_ref(stream).is_none() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_set_data_handle_v2: bad stream",
-            );
-        }
-        match memory_ref(memory) {
-            Some(m) => m.set_handle(handle),
-            None => refuse(
-                dnnl_invalid_arguments,
-                "memory_set_data_handle_v2: bad memory",
-            ),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if !stream.is_null() && stream_ref(stream).is_none() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_set_data_handle_v2: bad stream",
+                );
+            }
+            match memory_ref(memory) {
+                Some(m) => m.set_handle(handle),
+                None => refuse(
+                    dnnl_invalid_arguments,
+                    "memory_set_data_handle_v2: bad memory",
+                ),
+            }
+        })
+    }
 }
 
 /// Destroys a memory object and any buffer the library allocated for it (NULL is accepted).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_memory_destroy(memory: dnnl_memory_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if memory.is_null() {
-            return dnnl_success;
-        }
-        match registry::unregister(memory, Kind::Memory) {
-            Some(_) => dnnl_success,
-            None => refuse(dnnl_invalid_arguments, "memory_destroy: not a live memory"),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if memory.is_null() {
+                return dnnl_success;
+            }
+            match registry::unregister(memory, Kind::Memory) {
+                Some(_) => dnnl_success,
+                None => refuse(dnnl_invalid_arguments, "memory_destroy: not a live memory"),
+            }
+        })
+    }
 }

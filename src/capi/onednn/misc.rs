@@ -47,7 +47,7 @@ pub unsafe extern "C" fn dnnl_version() -> *const dnnl_version_t {
 /// refused calls also print why.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_set_verbose(level: c_int) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if !(0..=2).contains(&level) {
             return refuse(
                 dnnl_invalid_arguments,
@@ -78,7 +78,7 @@ fn cache_capacity() -> c_int {
 /// Sets the primitive cache capacity (recorded and reported; see above).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_set_primitive_cache_capacity(capacity: c_int) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if capacity < 0 {
             return refuse(
                 dnnl_invalid_arguments,
@@ -93,16 +93,20 @@ pub unsafe extern "C" fn dnnl_set_primitive_cache_capacity(capacity: c_int) -> d
 /// The primitive cache capacity (default 1024 or `ONEDNN_PRIMITIVE_CACHE_CAPACITY`).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_get_primitive_cache_capacity(capacity: *mut c_int) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if capacity.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "get_primitive_cache_capacity: capacity is NULL",
-            );
-        }
-        capacity.write(cache_capacity());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if capacity.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "get_primitive_cache_capacity: capacity is NULL",
+                );
+            }
+            capacity.write(cache_capacity());
+            dnnl_success
+        })
+    }
 }
 
 /// Default floating-point math mode of new attribute sets.
@@ -128,7 +132,7 @@ pub(crate) fn default_fpmath_mode() -> dnnl_fpmath_mode_t {
 /// Sets the default floating-point math mode (resampling computes in f32 in every mode).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_set_default_fpmath_mode(mode: dnnl_fpmath_mode_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
+    onednn_guard!({
         if !(dnnl_fpmath_mode_strict..=dnnl_fpmath_mode_any).contains(&mode) {
             return refuse(dnnl_invalid_arguments, "set_default_fpmath_mode: bad mode");
         }
@@ -142,27 +146,32 @@ pub unsafe extern "C" fn dnnl_set_default_fpmath_mode(mode: dnnl_fpmath_mode_t) 
 pub unsafe extern "C" fn dnnl_get_default_fpmath_mode(
     mode: *mut dnnl_fpmath_mode_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if mode.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "get_default_fpmath_mode: mode is NULL",
-            );
-        }
-        mode.write(default_fpmath_mode());
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if mode.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "get_default_fpmath_mode: mode is NULL",
+                );
+            }
+            mode.write(default_fpmath_mode());
+            dnnl_success
+        })
+    }
 }
 
 /// The widest instruction set the kernels use on this CPU, as a `dnnl_cpu_isa_t`
 /// (AVX-512 kernels: `avx512_core`; AVX2: `avx2`; otherwise `sse41`).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
-    ffi_guard!(dnnl_cpu_isa_all, {
+    ffi_guard!(sentinel = dnnl_cpu_isa_all, {
         match crate::core::simd::isa() {
             crate::core::simd::Isa::Avx512 => dnnl_cpu_isa_avx512_core,
             crate::core::simd::Isa::Avx2 => dnnl_cpu_isa_avx2,
             // the dnnl_cpu_isa_t values name x86 ISAs only: other CPUs report "all"
+            crate::core::simd::Isa::Neon => dnnl_cpu_isa_all,
             crate::core::simd::Isa::Base if !cfg!(target_arch = "x86_64") => dnnl_cpu_isa_all,
             crate::core::simd::Isa::Base => dnnl_cpu_isa_sse41,
         }

@@ -77,6 +77,7 @@ pub(crate) struct OwnedPostOps(*mut dnnl_post_ops);
 // SAFETY: the pointer is owned exclusively by this object; the chain is only mutated
 // through `&mut self`.
 unsafe impl Send for OwnedPostOps {}
+// SAFETY: as for `Sync` above.
 unsafe impl Sync for OwnedPostOps {}
 
 impl OwnedPostOps {
@@ -117,14 +118,19 @@ impl Drop for OwnedPostOps {
 
 /// A chain the caller may read: one it created or one an attribute set owns.
 pub(crate) unsafe fn post_ops_ref<'a>(p: *const dnnl_post_ops) -> Option<&'a dnnl_post_ops> {
-    registry::get(p, Kind::PostOps).or_else(|| registry::get(p, Kind::AttrPostOps))
+    // SAFETY: `registry::get` dereferences only pointers it finds live.
+    unsafe { registry::get(p, Kind::PostOps).or_else(|| registry::get(p, Kind::AttrPostOps)) }
 }
 
 /// A chain the caller created (appendable).
 unsafe fn post_ops_mut<'a>(p: *mut dnnl_post_ops) -> Option<&'a mut dnnl_post_ops> {
-    registry::get(p, Kind::PostOps)?;
-    // SAFETY: live handle the caller owns; the C API makes it the only user.
-    Some(&mut *p)
+    // SAFETY: the handle is live (checked in the registry) and owned by the C caller, whom the API
+    // makes its only user.
+    unsafe {
+        registry::get(p, Kind::PostOps)?;
+        // SAFETY: live handle the caller owns; the C API makes it the only user.
+        Some(&mut *p)
+    }
 }
 
 /// The eltwise algorithm of a value, with oneDNN 2.6's `is_eltwise_ok` parameter checks
@@ -305,41 +311,53 @@ fn resolve_src1(
 /// Creates an empty post-op chain.
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_post_ops_create(post_ops: *mut dnnl_post_ops_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if post_ops.is_null() {
-            return refuse(dnnl_invalid_arguments, "post_ops_create: post_ops is NULL");
-        }
-        post_ops.write(registry::register(dnnl_post_ops::default(), Kind::PostOps));
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if post_ops.is_null() {
+                return refuse(dnnl_invalid_arguments, "post_ops_create: post_ops is NULL");
+            }
+            post_ops.write(registry::register(dnnl_post_ops::default(), Kind::PostOps));
+            dnnl_success
+        })
+    }
 }
 
 /// Destroys a post-op chain (NULL is accepted; chains owned by attributes are refused).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_post_ops_destroy(post_ops: dnnl_post_ops_t) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if post_ops.is_null() {
-            return dnnl_success;
-        }
-        match registry::unregister(post_ops, Kind::PostOps) {
-            Some(_) => dnnl_success,
-            None => refuse(
-                dnnl_invalid_arguments,
-                "post_ops_destroy: not a live post-op chain the caller owns",
-            ),
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if post_ops.is_null() {
+                return dnnl_success;
+            }
+            match registry::unregister(post_ops, Kind::PostOps) {
+                Some(_) => dnnl_success,
+                None => refuse(
+                    dnnl_invalid_arguments,
+                    "post_ops_destroy: not a live post-op chain the caller owns",
+                ),
+            }
+        })
+    }
 }
 
 /// Number of post-ops in a chain (0 for NULL or a bad handle, as libdnnl 2.6.3 for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_post_ops_len(post_ops: const_dnnl_post_ops_t) -> c_int {
-    ffi_guard!(0, {
-        match post_ops_ref(post_ops) {
-            Some(p) => p.entries.len().min(c_int::MAX as usize) as c_int,
-            None => 0,
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        ffi_guard!(sentinel = 0, {
+            match post_ops_ref(post_ops) {
+                Some(p) => p.entries.len().min(c_int::MAX as usize) as c_int,
+                None => 0,
+            }
+        })
+    }
 }
 
 /// Kind of the post-op at `index` (`dnnl_undefined_primitive` when out of range).
@@ -348,36 +366,47 @@ pub unsafe extern "C" fn dnnl_post_ops_get_kind(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
 ) -> dnnl_primitive_kind_t {
-    ffi_guard!(dnnl_undefined_primitive, {
-        match entry(post_ops, index) {
-            Some(e) => e.kind(),
-            None => dnnl_undefined_primitive,
-        }
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        ffi_guard!(sentinel = dnnl_undefined_primitive, {
+            match entry(post_ops, index) {
+                Some(e) => e.kind(),
+                None => dnnl_undefined_primitive,
+            }
+        })
+    }
 }
 
 unsafe fn entry<'a>(post_ops: const_dnnl_post_ops_t, index: c_int) -> Option<&'a Entry> {
-    let p = post_ops_ref(post_ops)?;
-    usize::try_from(index).ok().and_then(|i| p.entries.get(i))
+    // SAFETY: `post_ops_ref` dereferences only live handles; the index is bounds-checked by `get`.
+    unsafe {
+        let p = post_ops_ref(post_ops)?;
+        usize::try_from(index).ok().and_then(|i| p.entries.get(i))
+    }
 }
 
 unsafe fn append(post_ops: dnnl_post_ops_t, e: Entry, what: &str) -> dnnl_status_t {
-    match post_ops_mut(post_ops) {
-        Some(p) => {
-            if p.entries.len() >= 32 {
-                // oneDNN's post_ops_t::post_ops_limit.
-                return verbose_refuse(
-                    dnnl_out_of_memory,
-                    format_args!("{what}: a chain holds at most 32 post-ops"),
-                );
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        match post_ops_mut(post_ops) {
+            Some(p) => {
+                if p.entries.len() >= 32 {
+                    // oneDNN's post_ops_t::post_ops_limit.
+                    return verbose_refuse(
+                        dnnl_out_of_memory,
+                        format_args!("{what}: a chain holds at most 32 post-ops"),
+                    );
+                }
+                p.entries.push(e);
+                dnnl_success
             }
-            p.entries.push(e);
-            dnnl_success
+            None => verbose_refuse(
+                dnnl_invalid_arguments,
+                format_args!("{what}: not a live post-op chain the caller owns"),
+            ),
         }
-        None => verbose_refuse(
-            dnnl_invalid_arguments,
-            format_args!("{what}: not a live post-op chain the caller owns"),
-        ),
     }
 }
 
@@ -387,17 +416,21 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum(
     post_ops: dnnl_post_ops_t,
     scale: f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append(
-            post_ops,
-            Entry::Sum {
-                scale,
-                zero_point: 0,
-                dt: dnnl_data_type_undef,
-            },
-            "post_ops_append_sum",
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            append(
+                post_ops,
+                Entry::Sum {
+                    scale,
+                    zero_point: 0,
+                    dt: dnnl_data_type_undef,
+                },
+                "post_ops_append_sum",
+            )
+        })
+    }
 }
 
 /// Appends a sum whose old dst values are read as `data_type` (undef: dst's type).
@@ -407,17 +440,21 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum_v2(
     scale: f32,
     data_type: dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append(
-            post_ops,
-            Entry::Sum {
-                scale,
-                zero_point: 0,
-                dt: data_type,
-            },
-            "post_ops_append_sum_v2",
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            append(
+                post_ops,
+                Entry::Sum {
+                    scale,
+                    zero_point: 0,
+                    dt: data_type,
+                },
+                "post_ops_append_sum_v2",
+            )
+        })
+    }
 }
 
 /// Appends `dst = dst_f32 + scale * (dst_old - zero_point)`.
@@ -428,17 +465,21 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum_v3(
     zero_point: i32,
     data_type: dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append(
-            post_ops,
-            Entry::Sum {
-                scale,
-                zero_point,
-                dt: data_type,
-            },
-            "post_ops_append_sum_v3",
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            append(
+                post_ops,
+                Entry::Sum {
+                    scale,
+                    zero_point,
+                    dt: data_type,
+                },
+                "post_ops_append_sum_v3",
+            )
+        })
+    }
 }
 
 unsafe fn sum_params(
@@ -448,31 +489,35 @@ unsafe fn sum_params(
     zero_point: *mut i32,
     data_type: *mut dnnl_data_type_t,
 ) -> dnnl_status_t {
-    let Some(Entry::Sum {
-        scale: s,
-        zero_point: z,
-        dt,
-    }) = entry(post_ops, index)
-    else {
-        return refuse(
-            dnnl_invalid_arguments,
-            "post_ops_get_params_sum: bad chain or the entry is not a sum",
-        );
-    };
-    if scale.is_null() {
-        return refuse(
-            dnnl_invalid_arguments,
-            "post_ops_get_params_sum: scale is NULL",
-        );
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        let Some(Entry::Sum {
+            scale: s,
+            zero_point: z,
+            dt,
+        }) = entry(post_ops, index)
+        else {
+            return refuse(
+                dnnl_invalid_arguments,
+                "post_ops_get_params_sum: bad chain or the entry is not a sum",
+            );
+        };
+        if scale.is_null() {
+            return refuse(
+                dnnl_invalid_arguments,
+                "post_ops_get_params_sum: scale is NULL",
+            );
+        }
+        scale.write(*s);
+        if !zero_point.is_null() {
+            zero_point.write(*z);
+        }
+        if !data_type.is_null() {
+            data_type.write(*dt);
+        }
+        dnnl_success
     }
-    scale.write(*s);
-    if !zero_point.is_null() {
-        zero_point.write(*z);
-    }
-    if !data_type.is_null() {
-        data_type.write(*dt);
-    }
-    dnnl_success
 }
 
 /// Parameters of a sum post-op.
@@ -482,15 +527,19 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum(
     index: c_int,
     scale: *mut f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        sum_params(
-            post_ops,
-            index,
-            scale,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            sum_params(
+                post_ops,
+                index,
+                scale,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
 }
 
 /// Parameters of a sum post-op, with its data type.
@@ -501,9 +550,11 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v2(
     scale: *mut f32,
     data_type: *mut dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        sum_params(post_ops, index, scale, std::ptr::null_mut(), data_type)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({ sum_params(post_ops, index, scale, std::ptr::null_mut(), data_type) })
+    }
 }
 
 /// Parameters of a sum post-op, with its zero point and data type.
@@ -515,9 +566,9 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v3(
     zero_point: *mut i32,
     data_type: *mut dnnl_data_type_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        sum_params(post_ops, index, scale, zero_point, data_type)
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe { onednn_guard!({ sum_params(post_ops, index, scale, zero_point, data_type) }) }
 }
 
 /// Appends `dst = scale * eltwise(dst, alpha, beta)`.
@@ -529,26 +580,30 @@ pub unsafe extern "C" fn dnnl_post_ops_append_eltwise(
     alpha: f32,
     beta: f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if eltwise_alg(alg_kind, alpha, beta).is_none() {
-            return verbose_refuse(
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if eltwise_alg(alg_kind, alpha, beta).is_none() {
+                return verbose_refuse(
                 dnnl_invalid_arguments,
                 format_args!(
                     "post_ops_append_eltwise: algorithm {alg_kind:#x} with alpha {alpha}, beta {beta} is not a valid eltwise"
                 ),
             );
-        }
-        append(
-            post_ops,
-            Entry::Eltwise {
-                scale,
-                alg: alg_kind,
-                alpha,
-                beta,
-            },
-            "post_ops_append_eltwise",
-        )
-    })
+            }
+            append(
+                post_ops,
+                Entry::Eltwise {
+                    scale,
+                    alg: alg_kind,
+                    alpha,
+                    beta,
+                },
+                "post_ops_append_eltwise",
+            )
+        })
+    }
 }
 
 /// Parameters of an eltwise post-op.
@@ -561,31 +616,35 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_eltwise(
     alpha: *mut f32,
     beta: *mut f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(Entry::Eltwise {
-            scale: s,
-            alg,
-            alpha: a,
-            beta: b,
-        }) = entry(post_ops, index)
-        else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "post_ops_get_params_eltwise: bad chain or the entry is not an eltwise",
-            );
-        };
-        if scale.is_null() || alg_kind.is_null() || alpha.is_null() || beta.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "post_ops_get_params_eltwise: NULL result",
-            );
-        }
-        scale.write(*s);
-        alg_kind.write(*alg);
-        alpha.write(*a);
-        beta.write(*b);
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(Entry::Eltwise {
+                scale: s,
+                alg,
+                alpha: a,
+                beta: b,
+            }) = entry(post_ops, index)
+            else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "post_ops_get_params_eltwise: bad chain or the entry is not an eltwise",
+                );
+            };
+            if scale.is_null() || alg_kind.is_null() || alpha.is_null() || beta.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "post_ops_get_params_eltwise: NULL result",
+                );
+            }
+            scale.write(*s);
+            alg_kind.write(*alg);
+            alpha.write(*a);
+            beta.write(*b);
+            dnnl_success
+        })
+    }
 }
 
 /// Appends `dst = op(dst, src1)`; src1 is passed at execution as
@@ -596,24 +655,28 @@ pub unsafe extern "C" fn dnnl_post_ops_append_binary(
     alg_kind: dnnl_alg_kind_t,
     src1_desc: *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if binary_op(alg_kind).is_none() || src1_desc.is_null() {
-            return verbose_refuse(
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if binary_op(alg_kind).is_none() || src1_desc.is_null() {
+                return verbose_refuse(
                 dnnl_invalid_arguments,
                 format_args!(
                     "post_ops_append_binary: algorithm {alg_kind:#x} is not a binary one or src1_desc is NULL"
                 ),
             );
-        }
-        append(
-            post_ops,
-            Entry::Binary {
-                alg: alg_kind,
-                src1: Box::new(*src1_desc),
-            },
-            "post_ops_append_binary",
-        )
-    })
+            }
+            append(
+                post_ops,
+                Entry::Binary {
+                    alg: alg_kind,
+                    src1: Box::new(*src1_desc),
+                },
+                "post_ops_append_binary",
+            )
+        })
+    }
 }
 
 /// Parameters of a binary post-op; the md pointer stays valid while the chain lives.
@@ -624,21 +687,25 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_binary(
     alg_kind: *mut dnnl_alg_kind_t,
     src1_desc: *mut *const dnnl_memory_desc_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let Some(Entry::Binary { alg, src1 }) = entry(post_ops, index) else {
-            return refuse(
-                dnnl_invalid_arguments,
-                "post_ops_get_params_binary: bad chain or the entry is not a binary",
-            );
-        };
-        if !alg_kind.is_null() {
-            alg_kind.write(*alg);
-        }
-        if !src1_desc.is_null() {
-            src1_desc.write(&**src1);
-        }
-        dnnl_success
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let Some(Entry::Binary { alg, src1 }) = entry(post_ops, index) else {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "post_ops_get_params_binary: bad chain or the entry is not a binary",
+                );
+            };
+            if !alg_kind.is_null() {
+                alg_kind.write(*alg);
+            }
+            if !src1_desc.is_null() {
+                src1_desc.write(&**src1);
+            }
+            dnnl_success
+        })
+    }
 }
 
 /// Appends a PReLU post-op (stored; resampling refuses it).
@@ -647,9 +714,9 @@ pub unsafe extern "C" fn dnnl_post_ops_append_prelu(
     post_ops: dnnl_post_ops_t,
     mask: c_int,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append(post_ops, Entry::Prelu { mask }, "post_ops_append_prelu")
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe { onednn_guard!({ append(post_ops, Entry::Prelu { mask }, "post_ops_append_prelu") }) }
 }
 
 /// Parameters of a PReLU post-op.
@@ -659,18 +726,22 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_prelu(
     index: c_int,
     mask: *mut c_int,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        match (entry(post_ops, index), mask.is_null()) {
-            (Some(Entry::Prelu { mask: m }), false) => {
-                mask.write(*m);
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            match (entry(post_ops, index), mask.is_null()) {
+                (Some(Entry::Prelu { mask: m }), false) => {
+                    mask.write(*m);
+                    dnnl_success
+                }
+                _ => refuse(
+                    dnnl_invalid_arguments,
+                    "post_ops_get_params_prelu: bad chain, entry or NULL result",
+                ),
             }
-            _ => refuse(
-                dnnl_invalid_arguments,
-                "post_ops_get_params_prelu: bad chain, entry or NULL result",
-            ),
-        }
-    })
+        })
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -687,41 +758,45 @@ unsafe fn append_dw(
     scales: *const f32,
     what: &str,
 ) -> dnnl_status_t {
-    let bad_dt = |dt| super::translate::data_type(dt).is_none();
-    if bad_dt(wei_dt)
-        || bad_dt(dst_dt)
-        || (bias_dt != dnnl_data_type_undef && bad_dt(bias_dt))
-        || kernel <= 0
-        || stride <= 0
-        || padding < 0
-        || !(0..=(1 << 24)).contains(&count)
-        || mask < 0
-        || (count > 0 && scales.is_null())
-    {
-        return verbose_refuse(
-            dnnl_invalid_arguments,
-            format_args!("{what}: bad data types, sizes or scales"),
-        );
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        let bad_dt = |dt| super::translate::data_type(dt).is_none();
+        if bad_dt(wei_dt)
+            || bad_dt(dst_dt)
+            || (bias_dt != dnnl_data_type_undef && bad_dt(bias_dt))
+            || kernel <= 0
+            || stride <= 0
+            || padding < 0
+            || !(0..=(1 << 24)).contains(&count)
+            || mask < 0
+            || (count > 0 && scales.is_null())
+        {
+            return verbose_refuse(
+                dnnl_invalid_arguments,
+                format_args!("{what}: bad data types, sizes or scales"),
+            );
+        }
+        let scales: Box<[f32]> = if count == 0 {
+            Box::new([])
+        } else {
+            std::slice::from_raw_parts(scales, count as usize).into()
+        };
+        append(
+            post_ops,
+            Entry::Dw {
+                wei_dt,
+                bias_dt,
+                dst_dt,
+                kernel,
+                stride,
+                padding,
+                mask,
+                scales,
+            },
+            what,
+        )
     }
-    let scales: Box<[f32]> = if count == 0 {
-        Box::new([])
-    } else {
-        std::slice::from_raw_parts(scales, count as usize).into()
-    };
-    append(
-        post_ops,
-        Entry::Dw {
-            wei_dt,
-            bias_dt,
-            dst_dt,
-            kernel,
-            stride,
-            padding,
-            mask,
-            scales,
-        },
-        what,
-    )
 }
 
 /// Appends a depthwise convolution post-op (stored; resampling refuses it).
@@ -738,21 +813,25 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append_dw(
-            post_ops,
-            weights_data_type,
-            bias_data_type,
-            dst_data_type,
-            kernel_size,
-            stride_size,
-            padding_l_size,
-            count,
-            mask,
-            scales,
-            "post_ops_append_dw",
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            append_dw(
+                post_ops,
+                weights_data_type,
+                bias_data_type,
+                dst_data_type,
+                kernel_size,
+                stride_size,
+                padding_l_size,
+                count,
+                mask,
+                scales,
+                "post_ops_append_dw",
+            )
+        })
+    }
 }
 
 /// Appends a 3x3 stride-1 pad-1 depthwise convolution post-op.
@@ -766,21 +845,25 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s1p1(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append_dw(
-            post_ops,
-            weights_data_type,
-            bias_data_type,
-            dst_data_type,
-            3,
-            1,
-            1,
-            count,
-            mask,
-            scales,
-            "post_ops_append_dw_k3s1p1",
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            append_dw(
+                post_ops,
+                weights_data_type,
+                bias_data_type,
+                dst_data_type,
+                3,
+                1,
+                1,
+                count,
+                mask,
+                scales,
+                "post_ops_append_dw_k3s1p1",
+            )
+        })
+    }
 }
 
 /// Appends a 3x3 stride-2 pad-1 depthwise convolution post-op.
@@ -794,21 +877,25 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s2p1(
     mask: c_int,
     scales: *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        append_dw(
-            post_ops,
-            weights_data_type,
-            bias_data_type,
-            dst_data_type,
-            3,
-            2,
-            1,
-            count,
-            mask,
-            scales,
-            "post_ops_append_dw_k3s2p1",
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            append_dw(
+                post_ops,
+                weights_data_type,
+                bias_data_type,
+                dst_data_type,
+                3,
+                2,
+                1,
+                count,
+                mask,
+                scales,
+                "post_ops_append_dw_k3s2p1",
+            )
+        })
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -826,62 +913,66 @@ unsafe fn dw_params(
     scales: *mut *const f32,
     want: Option<(dnnl_dim_t, dnnl_dim_t)>,
 ) -> dnnl_status_t {
-    let Some(Entry::Dw {
-        wei_dt,
-        bias_dt,
-        dst_dt,
-        kernel,
-        stride,
-        padding,
-        mask: m,
-        scales: s,
-    }) = entry(post_ops, index)
-    else {
-        return refuse(
-            dnnl_invalid_arguments,
-            "post_ops_get_params_dw: bad chain or the entry is not a depthwise convolution",
-        );
-    };
-    if let Some((k, st)) = want {
-        if *kernel != k || *stride != st || *padding != 1 {
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        let Some(Entry::Dw {
+            wei_dt,
+            bias_dt,
+            dst_dt,
+            kernel,
+            stride,
+            padding,
+            mask: m,
+            scales: s,
+        }) = entry(post_ops, index)
+        else {
             return refuse(
                 dnnl_invalid_arguments,
-                "post_ops_get_params_dw: the entry has another kernel, stride or padding",
+                "post_ops_get_params_dw: bad chain or the entry is not a depthwise convolution",
+            );
+        };
+        if let Some((k, st)) = want {
+            if *kernel != k || *stride != st || *padding != 1 {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "post_ops_get_params_dw: the entry has another kernel, stride or padding",
+                );
+            }
+        }
+        if [weights_data_type, bias_data_type, dst_data_type]
+            .iter()
+            .any(|p| p.is_null())
+            || count.is_null()
+            || mask.is_null()
+            || scales.is_null()
+        {
+            return refuse(
+                dnnl_invalid_arguments,
+                "post_ops_get_params_dw: NULL result",
             );
         }
+        weights_data_type.write(*wei_dt);
+        bias_data_type.write(*bias_dt);
+        dst_data_type.write(*dst_dt);
+        if !kernel_size.is_null() {
+            kernel_size.write(*kernel);
+        }
+        if !stride_size.is_null() {
+            stride_size.write(*stride);
+        }
+        if !padding_l_size.is_null() {
+            padding_l_size.write(*padding);
+        }
+        count.write(s.len() as dnnl_dim_t);
+        mask.write(*m);
+        scales.write(if s.is_empty() {
+            std::ptr::null()
+        } else {
+            s.as_ptr()
+        });
+        dnnl_success
     }
-    if [weights_data_type, bias_data_type, dst_data_type]
-        .iter()
-        .any(|p| p.is_null())
-        || count.is_null()
-        || mask.is_null()
-        || scales.is_null()
-    {
-        return refuse(
-            dnnl_invalid_arguments,
-            "post_ops_get_params_dw: NULL result",
-        );
-    }
-    weights_data_type.write(*wei_dt);
-    bias_data_type.write(*bias_dt);
-    dst_data_type.write(*dst_dt);
-    if !kernel_size.is_null() {
-        kernel_size.write(*kernel);
-    }
-    if !stride_size.is_null() {
-        stride_size.write(*stride);
-    }
-    if !padding_l_size.is_null() {
-        padding_l_size.write(*padding);
-    }
-    count.write(s.len() as dnnl_dim_t);
-    mask.write(*m);
-    scales.write(if s.is_empty() {
-        std::ptr::null()
-    } else {
-        s.as_ptr()
-    });
-    dnnl_success
 }
 
 /// Parameters of a depthwise convolution post-op.
@@ -899,22 +990,26 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        dw_params(
-            post_ops,
-            index,
-            weights_data_type,
-            bias_data_type,
-            dst_data_type,
-            kernel_size,
-            stride_size,
-            padding_l_size,
-            count,
-            mask,
-            scales,
-            None,
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            dw_params(
+                post_ops,
+                index,
+                weights_data_type,
+                bias_data_type,
+                dst_data_type,
+                kernel_size,
+                stride_size,
+                padding_l_size,
+                count,
+                mask,
+                scales,
+                None,
+            )
+        })
+    }
 }
 
 /// Parameters of a 3x3 stride-1 depthwise convolution post-op.
@@ -929,23 +1024,27 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s1p1(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let n = std::ptr::null_mut();
-        dw_params(
-            post_ops,
-            index,
-            weights_data_type,
-            bias_data_type,
-            dst_data_type,
-            n,
-            n,
-            n,
-            count,
-            mask,
-            scales,
-            Some((3, 1)),
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let n = std::ptr::null_mut();
+            dw_params(
+                post_ops,
+                index,
+                weights_data_type,
+                bias_data_type,
+                dst_data_type,
+                n,
+                n,
+                n,
+                count,
+                mask,
+                scales,
+                Some((3, 1)),
+            )
+        })
+    }
 }
 
 /// Parameters of a 3x3 stride-2 depthwise convolution post-op.
@@ -960,21 +1059,25 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s2p1(
     mask: *mut c_int,
     scales: *mut *const f32,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        let n = std::ptr::null_mut();
-        dw_params(
-            post_ops,
-            index,
-            weights_data_type,
-            bias_data_type,
-            dst_data_type,
-            n,
-            n,
-            n,
-            count,
-            mask,
-            scales,
-            Some((3, 2)),
-        )
-    })
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            let n = std::ptr::null_mut();
+            dw_params(
+                post_ops,
+                index,
+                weights_data_type,
+                bias_data_type,
+                dst_data_type,
+                n,
+                n,
+                n,
+                count,
+                mask,
+                scales,
+                Some((3, 2)),
+            )
+        })
+    }
 }

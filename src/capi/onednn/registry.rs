@@ -43,19 +43,27 @@ pub(crate) fn register<T>(value: T, kind: Kind) -> *mut T {
 /// Registered pointers stay valid until [`unregister`]; a caller destroying a handle while
 /// another thread uses it is a race in the C program, as in oneDNN.
 pub(crate) unsafe fn get<'a, T>(p: *const T, kind: Kind) -> Option<&'a T> {
-    if p.is_null() || live().get(&(p as usize)) != Some(&kind) {
-        return None;
+    // SAFETY: a pointer found live in the registry points to its boxed object, valid until
+    // `unregister` (destroying a handle another thread uses is the C program's race, as in oneDNN).
+    unsafe {
+        if p.is_null() || live().get(&(p as usize)) != Some(&kind) {
+            return None;
+        }
+        Some(&*p)
     }
-    Some(&*p)
 }
 
 /// Removes a live handle and returns ownership of it; `None` if `p` is not a live `kind`.
 pub(crate) unsafe fn unregister<T>(p: *mut T, kind: Kind) -> Option<Box<T>> {
-    let mut l = live();
-    if p.is_null() || l.get(&(p as usize)) != Some(&kind) {
-        return None;
+    // SAFETY: a pointer live in the registry came from `Box::into_raw`; it is removed here, so it
+    // is freed once.
+    unsafe {
+        let mut l = live();
+        if p.is_null() || l.get(&(p as usize)) != Some(&kind) {
+            return None;
+        }
+        l.remove(&(p as usize));
+        drop(l);
+        Some(Box::from_raw(p))
     }
-    l.remove(&(p as usize));
-    drop(l);
-    Some(Box::from_raw(p))
 }

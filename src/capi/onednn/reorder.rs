@@ -62,6 +62,7 @@ pub(crate) struct ReorderInfo {
 // SAFETY: the engines are opaque addresses only compared and handed back to C; `desc`
 // points into the boxes this value owns, which are never mutated.
 unsafe impl Send for ReorderInfo {}
+// SAFETY: as for `Sync` above.
 unsafe impl Sync for ReorderInfo {}
 
 /// Answers the queries that differ for a reorder pd; `None` lets the common code answer.
@@ -70,20 +71,24 @@ pub(crate) unsafe fn query(
     what: dnnl_query_t,
     result: *mut c_void,
 ) -> Option<dnnl_status_t> {
-    match what {
-        dnnl_query_primitive_kind => (result as *mut dnnl_primitive_kind_t).write(dnnl_reorder),
-        dnnl_query_reorder_src_engine => (result as *mut dnnl_engine_t).write(r.src_engine),
-        dnnl_query_reorder_dst_engine => (result as *mut dnnl_engine_t).write(r.dst_engine),
-        dnnl_query_op_d => (result as *mut *const ReorderDesc).write(&r.desc),
-        dnnl_query_prop_kind | dnnl_query_resampling_d => {
-            return Some(verbose_refuse(
-                dnnl_unimplemented,
-                format_args!("primitive_desc_query: query {what} does not apply to a reorder"),
-            ))
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        match what {
+            dnnl_query_primitive_kind => (result as *mut dnnl_primitive_kind_t).write(dnnl_reorder),
+            dnnl_query_reorder_src_engine => (result as *mut dnnl_engine_t).write(r.src_engine),
+            dnnl_query_reorder_dst_engine => (result as *mut dnnl_engine_t).write(r.dst_engine),
+            dnnl_query_op_d => (result as *mut *const ReorderDesc).write(&r.desc),
+            dnnl_query_prop_kind | dnnl_query_resampling_d => {
+                return Some(verbose_refuse(
+                    dnnl_unimplemented,
+                    format_args!("primitive_desc_query: query {what} does not apply to a reorder"),
+                ))
+            }
+            _ => return None,
         }
-        _ => return None,
+        Some(dnnl_success)
     }
-    Some(dnnl_success)
 }
 
 /// True when `a` holds nothing but default values (scratchpad and fpmath modes do not
@@ -290,86 +295,91 @@ unsafe fn create(
     dst_engine: dnnl_engine_t,
     attr: const_dnnl_primitive_attr_t,
 ) -> Result<PdData, dnnl_status_t> {
-    if src_desc.is_null() || dst_desc.is_null() {
-        return Err(refuse(
-            dnnl_invalid_arguments,
-            "reorder: NULL memory descriptor",
-        ));
-    }
-    let (Some(se), Some(de)) = (engine_ref(src_engine), engine_ref(dst_engine)) else {
-        return Err(refuse(
-            dnnl_invalid_arguments,
-            "reorder: bad src or dst engine",
-        ));
-    };
-    let attr_v = if attr.is_null() {
-        dnnl_primitive_attr::default()
-    } else {
-        match registry::get(attr, Kind::Attr).or_else(|| registry::get(attr, Kind::PdAttr)) {
-            Some(a) => a.clone(),
-            None => return Err(refuse(dnnl_invalid_arguments, "reorder: bad attr")),
+    // SAFETY: pointer arguments are valid as oneDNN's C API documents (the C caller's contract,
+    // passed on by the exported function); handles are resolved through the registry.
+    unsafe {
+        if src_desc.is_null() || dst_desc.is_null() {
+            return Err(refuse(
+                dnnl_invalid_arguments,
+                "reorder: NULL memory descriptor",
+            ));
         }
-    };
-    let (src, dst) = (*src_desc, *dst_desc);
-    check_md(&src, "src")?;
-    check_md(&dst, "dst")?;
-    let nd = src.ndims as usize;
-    if src.ndims != dst.ndims || src.dims[..nd] != dst.dims[..nd] {
-        return Err(refuse(
-            dnnl_invalid_arguments,
-            "reorder: src and dst dims differ",
-        ));
+        let (Some(se), Some(de)) = (engine_ref(src_engine), engine_ref(dst_engine)) else {
+            return Err(refuse(
+                dnnl_invalid_arguments,
+                "reorder: bad src or dst engine",
+            ));
+        };
+        let attr_v = if attr.is_null() {
+            dnnl_primitive_attr::default()
+        } else {
+            match registry::get(attr, Kind::Attr).or_else(|| registry::get(attr, Kind::PdAttr)) {
+                Some(a) => a.clone(),
+                None => return Err(refuse(dnnl_invalid_arguments, "reorder: bad attr")),
+            }
+        };
+        let (src, dst) = (*src_desc, *dst_desc);
+        check_md(&src, "src")?;
+        check_md(&dst, "dst")?;
+        let nd = src.ndims as usize;
+        if src.ndims != dst.ndims || src.dims[..nd] != dst.dims[..nd] {
+            return Err(refuse(
+                dnnl_invalid_arguments,
+                "reorder: src and dst dims differ",
+            ));
+        }
+        if se.kind != dnnl_cpu || de.kind != dnnl_cpu {
+            return Err(refuse(
+                dnnl_unimplemented,
+                "reorder: only CPU engines exist",
+            ));
+        }
+        if !attr_is_default(&attr_v) {
+            return Err(refuse(
+                dnnl_unimplemented,
+                "reorder: attributes (output scales, zero points, post-ops) are not supported",
+            ));
+        }
+        let plan = match reorder_problem(&src, &dst)? {
+            Some(p) => Some(Plan::new(p).map_err(status_of)?),
+            None => None,
+        };
+        let kernel = plan.as_ref().map_or("empty", |p| p.kernel_name());
+        let impl_name = CString::new(format!("libresample:reorder:{kernel}")).unwrap_or_default();
+        let src_md = Box::new(src);
+        let dst_md = Box::new(dst);
+        let desc = ReorderDesc {
+            primitive_kind: dnnl_reorder,
+            src_md: &*src_md,
+            dst_md: &*dst_md,
+            src_engine_kind: se.kind,
+            dst_engine_kind: de.kind,
+            is_cross_engine: false,
+        };
+        let verbose_info =
+            super::verbose::reorder_info(impl_name.to_str().unwrap_or(""), &src, &dst);
+        Ok(PdData {
+            binaries: Vec::new(),
+            verbose_info,
+            create_ms: 0.0,
+            // oneDNN runs a CPU-to-CPU reorder on the src engine.
+            engine: src_engine,
+            rd: dnnl_resampling_desc_t::zero(),
+            forward: true,
+            input_md: src,
+            output_md: dst,
+            plan,
+            impl_name,
+            attr: attr_v,
+            reorder: Some(Box::new(ReorderInfo {
+                src_engine,
+                dst_engine,
+                _src_md: src_md,
+                _dst_md: dst_md,
+                desc,
+            })),
+        })
     }
-    if se.kind != dnnl_cpu || de.kind != dnnl_cpu {
-        return Err(refuse(
-            dnnl_unimplemented,
-            "reorder: only CPU engines exist",
-        ));
-    }
-    if !attr_is_default(&attr_v) {
-        return Err(refuse(
-            dnnl_unimplemented,
-            "reorder: attributes (output scales, zero points, post-ops) are not supported",
-        ));
-    }
-    let plan = match reorder_problem(&src, &dst)? {
-        Some(p) => Some(Plan::new(p).map_err(status_of)?),
-        None => None,
-    };
-    let kernel = plan.as_ref().map_or("empty", |p| p.kernel_name());
-    let impl_name = CString::new(format!("libresample:reorder:{kernel}")).unwrap_or_default();
-    let src_md = Box::new(src);
-    let dst_md = Box::new(dst);
-    let desc = ReorderDesc {
-        primitive_kind: dnnl_reorder,
-        src_md: &*src_md,
-        dst_md: &*dst_md,
-        src_engine_kind: se.kind,
-        dst_engine_kind: de.kind,
-        is_cross_engine: false,
-    };
-    let verbose_info = super::verbose::reorder_info(impl_name.to_str().unwrap_or(""), &src, &dst);
-    Ok(PdData {
-        binaries: Vec::new(),
-        verbose_info,
-        create_ms: 0.0,
-        // oneDNN runs a CPU-to-CPU reorder on the src engine.
-        engine: src_engine,
-        rd: dnnl_resampling_desc_t::zero(),
-        forward: true,
-        input_md: src,
-        output_md: dst,
-        plan,
-        impl_name,
-        attr: attr_v,
-        reorder: Some(Box::new(ReorderInfo {
-            src_engine,
-            dst_engine,
-            _src_md: src_md,
-            _dst_md: dst_md,
-            desc,
-        })),
-    })
 }
 
 /// Creates a reorder primitive descriptor (execute with `DNNL_ARG_FROM` and `DNNL_ARG_TO`).
@@ -382,21 +392,25 @@ pub unsafe extern "C" fn dnnl_reorder_primitive_desc_create(
     dst_engine: dnnl_engine_t,
     attr: const_dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if reorder_primitive_desc.is_null() {
-            return refuse(
-                dnnl_invalid_arguments,
-                "reorder_primitive_desc_create: result is NULL",
-            );
-        }
-        match create(src_desc, src_engine, dst_desc, dst_engine, attr) {
-            Ok(d) => {
-                reorder_primitive_desc.write(new_pd_handle(Arc::new(d)));
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if reorder_primitive_desc.is_null() {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "reorder_primitive_desc_create: result is NULL",
+                );
             }
-            Err(s) => s,
-        }
-    })
+            match create(src_desc, src_engine, dst_desc, dst_engine, attr) {
+                Ok(d) => {
+                    reorder_primitive_desc.write(new_pd_handle(Arc::new(d)));
+                    dnnl_success
+                }
+                Err(s) => s,
+            }
+        })
+    }
 }
 
 #[cfg(test)]

@@ -159,56 +159,60 @@ pub unsafe extern "C" fn dnnl_memory_desc_reshape(
     ndims: c_int,
     dims: *const dnnl_dim_t,
 ) -> dnnl_status_t {
-    ffi_guard!(dnnl_runtime_error, {
-        if out_memory_desc.is_null() || in_memory_desc.is_null() {
-            return refuse(dnnl_invalid_arguments, "memory_desc_reshape: NULL argument");
-        }
-        let inp = *in_memory_desc;
-        let any = inp.format_kind == dnnl_format_kind_any;
-        if !md_sanity_check(&inp)
-            || inp.ndims == 0
-            || !(any || inp.format_kind == dnnl_blocked)
-            || !sanity_check(ndims, dims, inp.data_type, any)
-            || inp.extra.flags != 0
-            || has_runtime_dims_or_strides(&inp)
-        {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_reshape: bad descriptor, ndims or dims",
-            );
-        }
-        let nd = ndims as usize;
-        let new_dims: &[dnnl_dim_t] = if nd == 0 {
-            &[]
-        } else {
-            std::slice::from_raw_parts(dims, nd)
-        };
-        if volume(&inp.dims[..inp.ndims as usize]) != volume(new_dims) {
-            return refuse(
-                dnnl_invalid_arguments,
-                "memory_desc_reshape: the number of elements changes",
-            );
-        }
-        if any {
-            return super::md::dnnl_memory_desc_init_by_tag(
-                out_memory_desc,
-                ndims,
-                dims,
-                inp.data_type,
-                super::format_tags::dnnl_format_tag_any,
-            );
-        }
-        match reshape(&inp, nd, new_dims) {
-            Some(md) => {
-                out_memory_desc.write(md);
-                dnnl_success
+    // SAFETY: the C caller's contract: pointer arguments are NULL or valid as oneDNN's C API
+    // documents for this function; handles are resolved through the registry.
+    unsafe {
+        onednn_guard!({
+            if out_memory_desc.is_null() || in_memory_desc.is_null() {
+                return refuse(dnnl_invalid_arguments, "memory_desc_reshape: NULL argument");
             }
-            None => verbose_refuse(
-                dnnl_invalid_arguments,
-                format_args!("memory_desc_reshape: the layout cannot take dims {new_dims:?}"),
-            ),
-        }
-    })
+            let inp = *in_memory_desc;
+            let any = inp.format_kind == dnnl_format_kind_any;
+            if !md_sanity_check(&inp)
+                || inp.ndims == 0
+                || !(any || inp.format_kind == dnnl_blocked)
+                || !sanity_check(ndims, dims, inp.data_type, any)
+                || inp.extra.flags != 0
+                || has_runtime_dims_or_strides(&inp)
+            {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_reshape: bad descriptor, ndims or dims",
+                );
+            }
+            let nd = ndims as usize;
+            let new_dims: &[dnnl_dim_t] = if nd == 0 {
+                &[]
+            } else {
+                std::slice::from_raw_parts(dims, nd)
+            };
+            if volume(&inp.dims[..inp.ndims as usize]) != volume(new_dims) {
+                return refuse(
+                    dnnl_invalid_arguments,
+                    "memory_desc_reshape: the number of elements changes",
+                );
+            }
+            if any {
+                return super::md::dnnl_memory_desc_init_by_tag(
+                    out_memory_desc,
+                    ndims,
+                    dims,
+                    inp.data_type,
+                    super::format_tags::dnnl_format_tag_any,
+                );
+            }
+            match reshape(&inp, nd, new_dims) {
+                Some(md) => {
+                    out_memory_desc.write(md);
+                    dnnl_success
+                }
+                None => verbose_refuse(
+                    dnnl_invalid_arguments,
+                    format_args!("memory_desc_reshape: the layout cannot take dims {new_dims:?}"),
+                ),
+            }
+        })
+    }
 }
 
 #[cfg(test)]

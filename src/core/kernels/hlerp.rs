@@ -35,8 +35,9 @@ impl PermTable {
             Isa::Avx512 => 16,
             Isa::Avx2 => 8,
             Isa::Base => return None,
+            Isa::Neon => 4,
         };
-        if !cfg!(target_arch = "x86_64") {
+        if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
             return None;
         }
         Self::with_step(t, lanes, lanes).or_else(|| Self::with_step(t, lanes, lanes / 2))
@@ -94,8 +95,21 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
         }
         full
     };
-    // Permute tables are built on x86-64 only; elsewhere the tail is the whole row.
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    let full = {
+        let full = p.base.len();
+        // SAFETY: the caller's contract (`row` covers every column plus `SLACK`); `p` was
+        // built for `t` with 4 lanes, `out` has `full * p.step` elements before the tail.
+        unsafe {
+            match p.step {
+                4 => neon::<4>(row, t, p, out.as_mut_ptr(), full),
+                _ => neon::<2>(row, t, p, out.as_mut_ptr(), full),
+            }
+        }
+        full
+    };
+    // Permute tables are built on x86-64 and aarch64 only; elsewhere the tail is the whole row.
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let full = 0;
     simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
 }
@@ -192,6 +206,62 @@ unsafe fn avx2_half(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, b
     }
 }
 
+/// NEON blocks of `STEP` (4 or 2) outputs: an 8-element window in two registers, one
+/// `tbl` (`vqtbl2q_u8`) per tap, then `vmulq` + `vaddq` (no fused multiply-add), as the
+/// gather kernel computes.
+#[cfg(target_arch = "aarch64")]
+unsafe fn neon<const STEP: usize>(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    out: *mut f32,
+    blocks: usize,
+) {
+    use std::arch::aarch64::*;
+    // Byte `b` of lane `l` comes from byte `4 * idx[l] + b` of the window.
+    const SPREAD: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
+    const BYTE: [u8; 16] = [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3];
+    // SAFETY: NEON is baseline on aarch64. Block `k` reads the window `row + base[k] .. + 8`
+    // (inside the row or its `SLACK`: `base[k]` is a column `t` names), `STEP` index bytes
+    // and weights at `j = k * STEP < blocks * STEP` (their lengths), and writes `STEP`
+    // outputs at `out + j`, inside the caller's `blocks * STEP`; `tbl` indices are `< 32`
+    // (window offsets `< 8`, checked when the table was built).
+    unsafe {
+        let (spread, byte) = (vld1q_u8(SPREAD.as_ptr()), vld1q_u8(BYTE.as_ptr()));
+        let index = |v: *const u8| {
+            let q = if STEP == 4 {
+                vreinterpretq_u8_u32(vdupq_n_u32((v as *const u32).read_unaligned()))
+            } else {
+                vreinterpretq_u8_u16(vdupq_n_u16((v as *const u16).read_unaligned()))
+            };
+            vaddq_u8(vshlq_n_u8::<2>(vqtbl1q_u8(q, spread)), byte)
+        };
+        let weights = |w: *const f32| {
+            if STEP == 4 {
+                vld1q_f32(w)
+            } else {
+                let h = vld1_f32(w);
+                vcombine_f32(h, h)
+            }
+        };
+        for k in 0..blocks {
+            let j = k * STEP;
+            let w = row.add(p.base[k] as usize) as *const u8;
+            let win = uint8x16x2_t(vld1q_u8(w), vld1q_u8(w.add(16)));
+            let v0 = vreinterpretq_f32_u8(vqtbl2q_u8(win, index(p.p0.as_ptr().add(j))));
+            let v1 = vreinterpretq_f32_u8(vqtbl2q_u8(win, index(p.p1.as_ptr().add(j))));
+            let w0 = weights(t.w0.as_ptr().add(j));
+            let w1 = weights(t.w1.as_ptr().add(j));
+            let r = vaddq_f32(vmulq_f32(v0, w0), vmulq_f32(v1, w1));
+            if STEP == 4 {
+                vst1q_f32(out.add(j), r);
+            } else {
+                vst1_f32(out.add(j), vget_low_f32(r));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,7 +281,9 @@ mod tests {
                 _ => is_x86_feature_detected!("avx2"),
             })
             .collect();
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        let widths: Vec<(usize, usize)> = vec![(4, 4), (4, 2)];
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         let widths: Vec<(usize, usize)> = Vec::new();
         let mut x = 0x2545_F491u32;
         let mut tested = 0;

@@ -141,6 +141,7 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
         simd::Isa::Avx512 => avx512(src, dst, g, buf),
         simd::Isa::Avx2 => avx2(src, dst, g, buf),
         simd::Isa::Base => plane_body(src, dst, g, buf),
+        simd::Isa::Neon => plane_body(src, dst, g, buf),
     }
 }
 
