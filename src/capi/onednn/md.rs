@@ -338,13 +338,20 @@ pub(crate) fn md_by_tag(
             format_args!("unknown format tag {tag}"),
         ));
     };
+    md_by_layout(md, &t, CANONICAL_NAMES[tag as usize])
+}
+
+/// Lays out `md` (dims and data type set, format kind not yet) by a parsed tag `name`.
+pub(crate) fn md_by_layout(
+    mut md: dnnl_memory_desc_t,
+    t: &TagLayout,
+    name: &str,
+) -> Result<dnnl_memory_desc_t, dnnl_status_t> {
+    let ndims = md.ndims as usize;
     if t.ndims != ndims {
         return Err(verbose_refuse(
             dnnl_invalid_arguments,
-            format_args!(
-                "format tag {} has {} dims, the descriptor {ndims}",
-                CANONICAL_NAMES[tag as usize], t.ndims
-            ),
+            format_args!("format tag {name} has {} dims, the descriptor {ndims}", t.ndims),
         ));
     }
     md.format_kind = dnnl_blocked;
@@ -353,7 +360,7 @@ pub(crate) fn md_by_tag(
 }
 
 /// Initializes a memory descriptor from dimensions, a data type and a format tag.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
     memory_desc: *mut dnnl_memory_desc_t,
     ndims: c_int,
@@ -392,7 +399,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
 }
 
 /// Initializes a plain memory descriptor from strides (NULL strides = dense row-major).
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
     memory_desc: *mut dnnl_memory_desc_t,
     ndims: c_int,
@@ -448,7 +455,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
 }
 
 /// Initializes a descriptor for a sub-tensor (`dims` at `offsets`) of a parent descriptor.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
     memory_desc: *mut dnnl_memory_desc_t,
     parent_memory_desc: *const dnnl_memory_desc_t,
@@ -539,7 +546,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
 
 /// Permutes the axes of a blocked descriptor: input axis `d` becomes output axis
 /// `permutation[d]`.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
     out_memory_desc: *mut dnnl_memory_desc_t,
     in_memory_desc: *const dnnl_memory_desc_t,
@@ -724,7 +731,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_get_size(
 }
 
 /// Size in bytes of one element of `data_type`.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
     ffi_guard!(usize::MAX, { dt_size(data_type) })
 }

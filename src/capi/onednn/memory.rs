@@ -295,7 +295,7 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle(
 }
 
 /// As `dnnl_memory_set_data_handle`; the stream (may be NULL) needs no synchronisation.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
     memory: dnnl_memory_t,
     handle: *mut c_void,

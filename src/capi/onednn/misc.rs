@@ -33,7 +33,7 @@ static VERSION_V1: Version = Version(dnnl_version_t {
 
 /// The oneDNN version this library implements (2.6.3, or 1.2.0 in libdnnl.so.1; hash
 /// "libresample").
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_version() -> *const dnnl_version_t {
     if super::dnnl1::ACTIVE {
         &VERSION_V1.0
@@ -169,7 +169,7 @@ pub unsafe extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
     })
 }
 
-fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -> *const c_char {
+pub(crate) fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -> *const c_char {
     table
         .iter()
         .find(|(k, _)| *k == v)
@@ -177,7 +177,7 @@ fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -
 }
 
 /// Name of a status value.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_status2str(v: dnnl_status_t) -> *const c_char {
     name_or(
         v,
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn dnnl_status2str(v: dnnl_status_t) -> *const c_char {
 }
 
 /// Name of a data type.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_dt2str(v: dnnl_data_type_t) -> *const c_char {
     name_or(
         v,
@@ -213,7 +213,7 @@ pub unsafe extern "C" fn dnnl_dt2str(v: dnnl_data_type_t) -> *const c_char {
 }
 
 /// Name of a format kind.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
     name_or(
         v,
@@ -247,7 +247,7 @@ pub unsafe extern "C" fn dnnl_prop_kind2str(v: dnnl_prop_kind_t) -> *const c_cha
 }
 
 /// Name of a primitive kind.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_prim_kind2str(v: dnnl_primitive_kind_t) -> *const c_char {
     name_or(
         v,
@@ -325,7 +325,7 @@ pub unsafe extern "C" fn dnnl_scratchpad_mode2str(v: dnnl_scratchpad_mode_t) -> 
 }
 
 /// Name of a CPU instruction set.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_cpu_isa2str(v: dnnl_cpu_isa_t) -> *const c_char {
     name_or(
         v,
@@ -398,7 +398,7 @@ pub unsafe extern "C" fn dnnl_runtime2str(v: c_uint) -> *const c_char {
 }
 
 /// Name of a format tag (its canonical letter form, e.g. "aBcd16b" for nChw16c).
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_fmt_tag2str(v: dnnl_format_tag_t) -> *const c_char {
     if super::dnnl1::is_v1_tag_last(v) {
         return c"format_tag_last".as_ptr();
@@ -425,7 +425,7 @@ pub unsafe extern "C" fn dnnl_fmt_tag2str(v: dnnl_format_tag_t) -> *const c_char
 }
 
 /// Name of an algorithm kind (every 2.6.3 algorithm; "unknown alg_kind" otherwise).
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_alg_kind2str(v: dnnl_alg_kind_t) -> *const c_char {
     name_or(v, ALG_NAMES, c"unknown alg_kind")
 }

@@ -141,7 +141,7 @@ fn status_of(e: CoreError) -> dnnl_status_t {
 }
 
 /// Creates the resampling pd data for an op desc (the checks of oneDNN's pd init).
-unsafe fn create_pd_data(
+pub(crate) unsafe fn create_pd_data(
     op_desc: const_dnnl_op_desc_t,
     attr: const_dnnl_primitive_attr_t,
     engine: dnnl_engine_t,
@@ -319,7 +319,7 @@ unsafe fn create_pd_data(
 }
 
 /// Creates a primitive descriptor for an op desc (only resampling descs are implemented).
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_create(
     primitive_desc: *mut dnnl_primitive_desc_t,
     op_desc: const_dnnl_op_desc_t,
@@ -400,7 +400,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_destroy(
 }
 
 /// Queries a primitive descriptor; `result` points to storage of the query's type.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -463,7 +463,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
 
 /// Queries a memory descriptor of a primitive descriptor; a zero md for tensors the
 /// primitive does not have; NULL for non-md queries and bad handles.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -490,7 +490,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
 }
 
 /// Queries an `int` value (numbers of inputs and outputs); 0 for anything else.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query_s32(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -523,7 +523,7 @@ pub type dnnl_primitive_desc_iterator_t = *mut dnnl_primitive_desc_iterator;
 pub type const_dnnl_primitive_desc_iterator_t = *const dnnl_primitive_desc_iterator;
 
 /// Creates an implementation iterator positioned on the first implementation.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
     iterator: *mut dnnl_primitive_desc_iterator_t,
     op_desc: const_dnnl_op_desc_t,
@@ -553,7 +553,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
 }
 
 /// Advances the iterator; `dnnl_iterator_ends` when no implementation is left.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {
@@ -572,7 +572,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
 }
 
 /// A new primitive descriptor for the current implementation (NULL past the end).
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
     iterator: const_dnnl_primitive_desc_iterator_t,
 ) -> dnnl_primitive_desc_t {
@@ -585,7 +585,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
 }
 
 /// Destroys an iterator (NULL is accepted).
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_destroy(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {

@@ -107,7 +107,7 @@ fn core_status(e: CoreError) -> dnnl_status_t {
 /// (DST / DIFF_SRC) and the src1 of every binary post-op
 /// (`DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1`); NULL entries are skipped, other
 /// indices ignored, duplicates refused. Execution is synchronous.
-#[no_mangle]
+#[cfg_attr(not(resample_dnnl3), no_mangle)]
 pub unsafe extern "C" fn dnnl_primitive_execute(
     primitive: const_dnnl_primitive_t,
     stream: dnnl_stream_t,

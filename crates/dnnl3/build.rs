@@ -1,0 +1,12 @@
+// Builds libdnnl.so.3: the main crate's source with cfg(resample_dnnl3), under the SONAME
+// of oneDNN 3.x so that binaries linked against a real libdnnl.so.3 load it unchanged.
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(resample_dnnl1)");
+    println!("cargo::rustc-check-cfg=cfg(resample_dnnl3)");
+    println!("cargo:rustc-cfg=resample_dnnl3");
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if target_os == "linux" {
+        println!("cargo:rustc-link-arg-cdylib=-Wl,-soname,libdnnl.so.3");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
