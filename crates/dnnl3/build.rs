@@ -8,5 +8,12 @@ fn main() {
     if target_os == "linux" {
         println!("cargo:rustc-link-arg-cdylib=-Wl,-soname,libdnnl.so.3");
     }
+    // The tests skip the real libdnnl.so.3 on a cross-compiled run (it is the host's).
+    for v in ["TARGET", "HOST"] {
+        println!(
+            "cargo:rustc-env=RESAMPLE_BUILD_{v}={}",
+            std::env::var(v).unwrap_or_default()
+        );
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }

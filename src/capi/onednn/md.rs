@@ -219,13 +219,16 @@ pub(crate) fn init_by_blocking_desc(md: &mut dnnl_memory_desc_t, blk: &dnnl_bloc
             }
         }
     }
-    // Unlike init_by_tag, this multiplies by zero-sized dims too (libdnnl 2.6.3: a 0x1x40
-    // dst resolved from a plain src gets strides 40,0,1).
+    // Unlike init_by_tag, 2.6 multiplies by zero-sized dims too (libdnnl 2.6.3: a 0x1x40
+    // dst resolved from a plain src gets strides 40,0,1); 3.x keeps the stride across a
+    // zero dim, as init_by_tag does (libdnnl 3.2: 2x4x0 from a strided src: 4,1,4).
     let mut stride = block_size;
     for k in (0..nd).rev() {
         let d = perm[k];
         md.blocking_mut().strides[d] = stride;
-        stride = stride.saturating_mul(md.padded_dims[d] / blocks[d].max(1));
+        if !(cfg!(resample_dnnl3) && md.padded_dims[d] == 0) {
+            stride = stride.saturating_mul(md.padded_dims[d] / blocks[d].max(1));
+        }
     }
     md.extra = dnnl_memory_desc_t::zero().extra;
 }
