@@ -166,3 +166,19 @@ pub unsafe extern "C" fn dnnl_fmt_tag2str(v: dnnl_format_tag_t) -> *const c_char
         _ => c"unknown fmt_tag".as_ptr(),
     }
 }
+
+/// Name of a floating-point math mode (3.2: short names, tf32 added).
+#[no_mangle]
+pub unsafe extern "C" fn dnnl_fpmath_mode2str(v: dnnl_fpmath_mode_t) -> *const c_char {
+    name_or(
+        v,
+        &[
+            (dnnl_fpmath_mode_strict, c"strict"),
+            (dnnl_fpmath_mode_bf16, c"bf16"),
+            (dnnl_fpmath_mode_f16, c"f16"),
+            (dnnl_fpmath_mode_any, c"any"),
+            (4, c"tf32"),
+        ],
+        c"unknown fpmath_mode",
+    )
+}
