@@ -97,6 +97,8 @@ fn bounded_relu(s: f32, alpha: f32) -> f32 {
     }
 }
 
+// Not f32::clamp: oneDNN's comparisons map -0.0 to +0.0.
+#[allow(clippy::manual_clamp)]
 fn hardsigmoid(s: f32, alpha: f32, beta: f32) -> f32 {
     let v = alpha * s + beta;
     if v <= 0.0 {

@@ -12,6 +12,7 @@
 //! - `example3.cpp`: the v3 resampling example flow through `dnnl.hpp`, post-ops, `any`,
 //!   backward with a hint, `dnnl::error`, `allow_empty`;
 //! - `verbose3.c` under `ONEDNN_VERBOSE=1`: the verbose lines (impl and time masked).
+//!
 //! Then `api3.c` is linked against this project's library itself (`-ldnnl` from the staged
 //! directory), which checks that every symbol it uses is exported.
 
@@ -67,8 +68,14 @@ fn main() {
         &real.include,
         &ours,
     );
-    let out = common::stdout_ok(&common::run(&exe, &[], &ours, &[]), "api3 linked against ours");
-    assert!(out.contains("version 3.2.0"), "api3 linked against ours:\n{out}");
+    let out = common::stdout_ok(
+        &common::run(&exe, &[], &ours, &[]),
+        "api3 linked against ours",
+    );
+    assert!(
+        out.contains("version 3.2.0"),
+        "api3 linked against ours:\n{out}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     println!("dnnl3_c: ok");
 }

@@ -10,6 +10,7 @@
 //!   sizes), alg kind, primitive kind, factors, number of inputs, `next_impl`: exactly;
 //! - forward nearest without post-ops: bit-exactly;
 //! - otherwise within benchdnn-style tolerances (see [`tolerance`]).
+//!
 //! Where the real library refuses a bf16/f16 problem (no ISA support, e.g. f16 without
 //! avx512_core_fp16, or bf16 under `ONEDNN_MAX_CPU_ISA=AVX2`), the expectation is its f32
 //! run on the rounded inputs, rounded back (the driver's "I emulated" block).
@@ -21,8 +22,7 @@ mod common;
 use std::path::Path;
 
 fn main() {
-    let Some(real) = common::real("dnnl3_diff (differential test vs the real libdnnl.so.3)")
-    else {
+    let Some(real) = common::real("dnnl3_diff (differential test vs the real libdnnl.so.3)") else {
         return;
     };
     let work = common::work_dir("diff");
@@ -47,10 +47,16 @@ fn main() {
     let mut reports = Vec::new();
     for (name, envs) in [
         ("default ISA", &[][..]),
-        ("ONEDNN_MAX_CPU_ISA=AVX2", &[("ONEDNN_MAX_CPU_ISA", "AVX2")][..]),
+        (
+            "ONEDNN_MAX_CPU_ISA=AVX2",
+            &[("ONEDNN_MAX_CPU_ISA", "AVX2")][..],
+        ),
     ] {
         let exp = run_real(&exe, &real.lib, envs, &seed, &count);
-        assert!(exp.contains("I version 3.2.0"), "the real library is not 3.2.0");
+        assert!(
+            exp.contains("I version 3.2.0"),
+            "the real library is not 3.2.0"
+        );
         let report = compare(&exp, &got);
         println!(
             "dnnl3_diff [{name}]: {} problems; {} created by both, {} refused alike, {} \
@@ -69,7 +75,10 @@ fn main() {
             report.defects
         );
         // The suite must exercise what it claims to.
-        assert!(report.created >= report.problems / 2, "[{name}] too few problems ran");
+        assert!(
+            report.created >= report.problems / 2,
+            "[{name}] too few problems ran"
+        );
         assert!(report.bit_exact > 10, "[{name}] too few bit-exact problems");
         reports.push((name, report));
     }
@@ -82,9 +91,10 @@ fn main() {
         let (_, other) = &reports[1 - k];
         let mut own = Vec::new();
         for f in &r.failures {
-            let vouched = f.index.and_then(|i| other.passed.get(&i)).is_some_and(|imp| {
-                Some(imp.as_str()) != f.ran.as_deref()
-            });
+            let vouched = f
+                .index
+                .and_then(|i| other.passed.get(&i))
+                .is_some_and(|imp| Some(imp.as_str()) != f.ran.as_deref());
             if vouched {
                 println!(
                     "NOTE dnnl3_diff [{name}]: problem {} ({}) differs from the real {}, but \
@@ -127,7 +137,12 @@ fn run_real(exe: &Path, lib: &Path, envs: &[(&str, &str)], seed: &str, count: &s
             dump.push_str(complete);
         } else {
             // drop the repeated version line
-            dump.extend(complete.lines().filter(|l| !l.starts_with("I version")).map(|l| format!("{l}\n")));
+            dump.extend(
+                complete
+                    .lines()
+                    .filter(|l| !l.starts_with("I version"))
+                    .map(|l| format!("{l}\n")),
+            );
         }
         first += complete.lines().filter(|l| *l == "X").count();
         if o.status.success() {
@@ -202,13 +217,15 @@ impl<'a> Block<'a> {
             .collect()
     }
     fn values(&self) -> Option<&'a str> {
-        self.lines.iter().rev().find(|l| l.starts_with("V ")).copied()
+        self.lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("V "))
+            .copied()
     }
     fn status(&self, name: &str) -> Option<&'a str> {
         let key = format!("K {name} ");
-        self.lines
-            .iter()
-            .find_map(|l| l.strip_prefix(key.as_str()))
+        self.lines.iter().find_map(|l| l.strip_prefix(key.as_str()))
     }
 }
 
@@ -331,7 +348,9 @@ fn compare_values(meta: &[&str], e: &str, g: &str, report: &mut Report) -> Optio
             continue;
         };
         let same = x == y || (x.is_nan() && y.is_nan());
-        if !same && !((x - y).abs() <= tolerance(meta, x, scale)) {
+        // a NaN difference is out of tolerance
+        let within = (x - y).abs() <= tolerance(meta, x, scale);
+        if !same && !within {
             bad.push(format!("#{i}: real {x} ours {y} ({ets} / {gts})"));
         }
     }
@@ -365,7 +384,11 @@ fn compare(exp: &str, got: &str) -> Report {
         return r;
     }
     for (e, g) in eb.iter().zip(&gb) {
-        let index: Option<usize> = e.header().split_whitespace().nth(1).and_then(|i| i.parse().ok());
+        let index: Option<usize> = e
+            .header()
+            .split_whitespace()
+            .nth(1)
+            .and_then(|i| i.parse().ok());
         let ran = e.ran().map(str::to_string);
         let fail = |msg: String| Failure {
             index,
@@ -405,7 +428,8 @@ fn compare(exp: &str, got: &str) -> Report {
                 (Some(ev), Some(gv)) => match compare_values(&meta, ev, gv, &mut r) {
                     Some(d) => r.failures.push(fail(d)),
                     None => {
-                        r.passed.insert(index.unwrap_or(usize::MAX), ran.clone().unwrap_or_default());
+                        r.passed
+                            .insert(index.unwrap_or(usize::MAX), ran.clone().unwrap_or_default());
                     }
                 },
                 (ev, gv) => r.failures.push(fail(format!(
@@ -445,11 +469,14 @@ fn compare(exp: &str, got: &str) -> Report {
             (Some(ev), Some(gv)) => match compare_values(&meta, ev, gv, &mut r) {
                 Some(d) => r.failures.push(fail(d)),
                 None => {
-                    r.passed.insert(index.unwrap_or(usize::MAX), ran.clone().unwrap_or_default());
+                    r.passed
+                        .insert(index.unwrap_or(usize::MAX), ran.clone().unwrap_or_default());
                 }
             },
             (None, None) => {}
-            _ => r.failures.push(fail("  values printed by one side only".into())),
+            _ => r
+                .failures
+                .push(fail("  values printed by one side only".into())),
         }
     }
     r
@@ -463,7 +490,10 @@ fn comparator_notices_wrong_results() {
     assert!(compare(dump, dump).failures.is_empty());
     for (from, to) in [
         ("3f800000 40000000\nX\nP 1", "3f800001 40000000\nX\nP 1"), // 1 ulp, bit-exact case
-        ("V f32 2 3f800000 40000000\nX\n\n", "V f32 2 3f800000 40400000\nX\n\n"),
+        (
+            "V f32 2 3f800000 40000000\nX\n\n",
+            "V f32 2 3f800000 40400000\nX\n\n",
+        ),
         ("K pd 0\nM", "K pd 3\nM"),
         ("dims=1,2,", "dims=2,1,"),
     ] {

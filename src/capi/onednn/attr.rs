@@ -130,7 +130,9 @@ pub(crate) unsafe fn attr_ref<'a>(
 }
 
 /// An attribute set the user owns.
-pub(crate) unsafe fn attr_mut<'a>(a: *mut dnnl_primitive_attr) -> Option<&'a mut dnnl_primitive_attr> {
+pub(crate) unsafe fn attr_mut<'a>(
+    a: *mut dnnl_primitive_attr,
+) -> Option<&'a mut dnnl_primitive_attr> {
     registry::get(a, Kind::Attr)?;
     // SAFETY: live handle the caller owns; the C API makes it the only user.
     Some(&mut *a)

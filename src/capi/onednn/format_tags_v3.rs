@@ -2282,7 +2282,10 @@ mod tests {
         // Every canonical name parses, with as many dims as its letters.
         for (v, n) in CANONICAL_NAMES_V3.iter().enumerate().skip(2) {
             let t = super::super::md::parse_tag_name(n).unwrap_or_else(|| panic!("{v} {n}"));
-            assert_eq!(t.ndims, n.chars().take_while(|c| c.is_ascii_alphabetic()).count());
+            assert_eq!(
+                t.ndims,
+                n.chars().take_while(|c| c.is_ascii_alphabetic()).count()
+            );
         }
     }
 }

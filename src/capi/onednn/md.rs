@@ -354,7 +354,10 @@ pub(crate) fn md_by_layout(
     if t.ndims != ndims {
         return Err(verbose_refuse(
             dnnl_invalid_arguments,
-            format_args!("format tag {name} has {} dims, the descriptor {ndims}", t.ndims),
+            format_args!(
+                "format tag {name} has {} dims, the descriptor {ndims}",
+                t.ndims
+            ),
         ));
     }
     md.format_kind = dnnl_blocked;

@@ -169,7 +169,11 @@ pub unsafe extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
     })
 }
 
-pub(crate) fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -> *const c_char {
+pub(crate) fn name_or(
+    v: c_int,
+    table: &[(c_int, &'static CStr)],
+    unknown: &'static CStr,
+) -> *const c_char {
     table
         .iter()
         .find(|(k, _)| *k == v)

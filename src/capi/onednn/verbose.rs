@@ -242,10 +242,7 @@ pub(crate) fn md_str_user(md: &dnnl_memory_desc_t, user_any: bool) -> String {
     let padded = (0..nd).any(|d| md.dims[d] != md.padded_dims[d]);
     let offs = (0..nd).any(|d| md.padded_offsets[d] != 0);
     let (kind, fmt) = match md.format_kind {
-        dnnl_blocked => (
-            "blocked",
-            format!("{}:{}", md_tag_str(md), strides_str(md)),
-        ),
+        dnnl_blocked => ("blocked", format!("{}:{}", md_tag_str(md), strides_str(md))),
         dnnl_format_kind_any => ("any", "any:".to_string()),
         _ => ("undef", ":".to_string()),
     };

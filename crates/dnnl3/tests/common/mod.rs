@@ -47,7 +47,8 @@ fn prefixes() -> Vec<PathBuf> {
 /// The real library, or `None` after printing the SKIPPED line `what` gets (panics where a
 /// skip is not allowed).
 pub fn real(what: &str) -> Option<Real> {
-    let cross = env!("RESAMPLE_BUILD_TARGET") != env!("RESAMPLE_BUILD_HOST");
+    let (target, host) = (env!("RESAMPLE_BUILD_TARGET"), env!("RESAMPLE_BUILD_HOST"));
+    let cross = target != host;
     if cross {
         skipped(&format!(
             "{what}: cross-compiled run ({}); the oneDNN 3.2 wheel is the host's",

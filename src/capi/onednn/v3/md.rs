@@ -12,7 +12,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use super::super::format_tags::dnnl_format_tag_any;
 use super::super::format_tags_v3::{CANONICAL_NAMES_V3, FORMAT_TAG_LAST_V3};
 use super::super::md::{self as md26, md_by_layout, parse_tag_name, sanity_check};
-use super::super::memory::{self as mem26, dnnl_memory_t, const_dnnl_memory_t};
+use super::super::memory::{self as mem26, const_dnnl_memory_t, dnnl_memory_t};
 use super::super::registry::{self, Kind};
 use super::super::types::*;
 use super::super::{refuse, reshape, verbose_refuse};

@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(arg_in(DNNL_ARG_DIFF_DST), Some(DNNL_ARG_DIFF_DST));
         // DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, (2) | SRC_1
         assert_eq!(arg_in(32768 | 2), Some(16384 | 2));
-        assert_eq!(arg_in(3 * 32768 | 2), Some(3 * 16384 | 2));
+        assert_eq!(arg_in((3 * 32768) | 2), Some((3 * 16384) | 2));
         assert_eq!(arg_in(ARG_ATTR_SCALES | DNNL_ARG_SRC), None);
         assert_eq!(arg_in(8192 | DNNL_ARG_DST), None); // DNNL_ARG_ATTR_ZERO_POINTS
         assert_eq!(arg_in(ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS), None);

@@ -164,12 +164,9 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
             | dnnl_query_src_md..=dnnl_query_scratchpad_md => {
                 pd26::dnnl_primitive_desc_query(primitive_desc, what, index, result)
             }
-            dnnl_query_exec_arg_md => pd26::dnnl_primitive_desc_query(
-                primitive_desc,
-                what,
-                arg_in_or_none(index),
-                result,
-            ),
+            dnnl_query_exec_arg_md => {
+                pd26::dnnl_primitive_desc_query(primitive_desc, what, arg_in_or_none(index), result)
+            }
             _ => verbose_refuse(
                 dnnl_unimplemented,
                 format_args!("primitive_desc_query: query {what} is not supported"),
