@@ -347,7 +347,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_get_size_v2(
 }
 
 /// Bytes per element; 3.2's f64 and boolean too (descriptors of them cannot be created
-/// here: no primitive of this library takes them).
+/// here: the core computes in f32; libdnnl 3.2's ref:any resamples f64).
 #[no_mangle]
 pub unsafe extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
     match data_type {
