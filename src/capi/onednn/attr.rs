@@ -334,7 +334,11 @@ unsafe fn write_quant<T>(
 }
 
 /// Output scales of an attribute set (pointer valid while it lives and is not changed).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_get_output_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_get_output_scales(
     attr: const_dnnl_primitive_attr_t,
     count: *mut dnnl_dim_t,
@@ -358,7 +362,11 @@ fn is_runtime_f32(v: &f32) -> bool {
 }
 
 /// Sets output scales (stored; a resampling pd with non-default scales is unimplemented).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_set_output_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_set_output_scales(
     attr: dnnl_primitive_attr_t,
     count: dnnl_dim_t,
@@ -390,7 +398,11 @@ fn scales_arg_ok(arg: c_int) -> bool {
 }
 
 /// Scales of one argument (`DNNL_ARG_SRC_0` or `DNNL_ARG_SRC_1`).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_get_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_get_scales(
     attr: dnnl_primitive_attr_t,
     arg: c_int,
@@ -428,7 +440,11 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_scales(
 struct DefaultScales(Quant<f32>, Quant<i32>);
 
 /// Sets the scales of one argument (stored; a resampling pd with them is unimplemented).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_set_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
     attr: dnnl_primitive_attr_t,
     arg: c_int,
@@ -461,7 +477,11 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
 }
 
 /// Zero points of one argument (the default single 0 when none were set).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_get_zero_points"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_get_zero_points(
     attr: const_dnnl_primitive_attr_t,
     arg: c_int,
@@ -492,7 +512,11 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_zero_points(
 
 /// Sets the zero points of `DNNL_ARG_SRC`, `_WEIGHTS` or `_DST` (stored; a resampling pd
 /// with non-zero values is unimplemented).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_set_zero_points"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_set_zero_points(
     attr: dnnl_primitive_attr_t,
     arg: c_int,

@@ -366,7 +366,11 @@ pub(crate) fn md_by_layout(
 }
 
 /// Initializes a memory descriptor from dimensions, a data type and a format tag.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_init_by_tag"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
     memory_desc: *mut dnnl_memory_desc_t,
     ndims: c_int,
@@ -405,7 +409,11 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
 }
 
 /// Initializes a plain memory descriptor from strides (NULL strides = dense row-major).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_init_by_strides"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
     memory_desc: *mut dnnl_memory_desc_t,
     ndims: c_int,
@@ -461,7 +469,11 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
 }
 
 /// Initializes a descriptor for a sub-tensor (`dims` at `offsets`) of a parent descriptor.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_init_submemory"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
     memory_desc: *mut dnnl_memory_desc_t,
     parent_memory_desc: *const dnnl_memory_desc_t,
@@ -552,7 +564,11 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
 
 /// Permutes the axes of a blocked descriptor: input axis `d` becomes output axis
 /// `permutation[d]`.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_permute_axes"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
     out_memory_desc: *mut dnnl_memory_desc_t,
     in_memory_desc: *const dnnl_memory_desc_t,
@@ -737,7 +753,8 @@ pub unsafe extern "C" fn dnnl_memory_desc_get_size(
 }
 
 /// Size in bytes of one element of `data_type`.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_data_type_size")]
 pub unsafe extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
     ffi_guard!(usize::MAX, { dt_size(data_type) })
 }

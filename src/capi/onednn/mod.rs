@@ -28,6 +28,7 @@ mod dnnl1;
 pub mod engine;
 pub mod format_tags;
 mod format_tags_v1;
+/// cbindgen:ignore
 #[cfg(resample_dnnl3)]
 mod format_tags_v3;
 pub mod md;
@@ -41,6 +42,8 @@ pub mod reorder;
 pub mod reshape;
 mod translate;
 pub mod types;
+/// The 3.x face: libdnnl.so.3 only, so not part of resample.h.
+/// cbindgen:ignore
 #[cfg(resample_dnnl3)]
 pub mod v3;
 mod verbose;

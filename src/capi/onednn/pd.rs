@@ -319,7 +319,11 @@ pub(crate) unsafe fn create_pd_data(
 }
 
 /// Creates a primitive descriptor for an op desc (only resampling descs are implemented).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_create"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_create(
     primitive_desc: *mut dnnl_primitive_desc_t,
     op_desc: const_dnnl_op_desc_t,
@@ -400,7 +404,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_destroy(
 }
 
 /// Queries a primitive descriptor; `result` points to storage of the query's type.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_query"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -463,7 +471,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
 
 /// Queries a memory descriptor of a primitive descriptor; a zero md for tensors the
 /// primitive does not have; NULL for non-md queries and bad handles.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_query_md"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -490,7 +502,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
 }
 
 /// Queries an `int` value (numbers of inputs and outputs); 0 for anything else.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_query_s32"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query_s32(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -523,7 +539,11 @@ pub type dnnl_primitive_desc_iterator_t = *mut dnnl_primitive_desc_iterator;
 pub type const_dnnl_primitive_desc_iterator_t = *const dnnl_primitive_desc_iterator;
 
 /// Creates an implementation iterator positioned on the first implementation.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_create"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
     iterator: *mut dnnl_primitive_desc_iterator_t,
     op_desc: const_dnnl_op_desc_t,
@@ -553,7 +573,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
 }
 
 /// Advances the iterator; `dnnl_iterator_ends` when no implementation is left.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_next"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {
@@ -572,7 +596,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
 }
 
 /// A new primitive descriptor for the current implementation (NULL past the end).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_fetch"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
     iterator: const_dnnl_primitive_desc_iterator_t,
 ) -> dnnl_primitive_desc_t {
@@ -585,7 +613,11 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
 }
 
 /// Destroys an iterator (NULL is accepted).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_destroy"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_destroy(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {

@@ -361,7 +361,11 @@ pub unsafe extern "C" fn dnnl_post_ops_len(post_ops: const_dnnl_post_ops_t) -> c
 }
 
 /// Kind of the post-op at `index` (`dnnl_undefined_primitive` when out of range).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_kind"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_kind(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -400,7 +404,11 @@ unsafe fn append(post_ops: dnnl_post_ops_t, e: Entry, what: &str) -> dnnl_status
 }
 
 /// Appends `dst = dst_f32 + scale * dst_old` (accumulation).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_sum"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_sum(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -419,7 +427,11 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum(
 }
 
 /// Appends a sum whose old dst values are read as `data_type` (undef: dst's type).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_sum_v2"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_sum_v2(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -439,7 +451,11 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum_v2(
 }
 
 /// Appends `dst = dst_f32 + scale * (dst_old - zero_point)`.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_sum_v3"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_sum_v3(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -494,7 +510,11 @@ unsafe fn sum_params(
 }
 
 /// Parameters of a sum post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_sum"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_sum(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -512,7 +532,11 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum(
 }
 
 /// Parameters of a sum post-op, with its data type.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_sum_v2"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v2(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -525,7 +549,11 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v2(
 }
 
 /// Parameters of a sum post-op, with its zero point and data type.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_sum_v3"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v3(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -539,7 +567,11 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v3(
 }
 
 /// Appends `dst = scale * eltwise(dst, alpha, beta)`.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_eltwise"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_eltwise(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -570,7 +602,11 @@ pub unsafe extern "C" fn dnnl_post_ops_append_eltwise(
 }
 
 /// Parameters of an eltwise post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_eltwise"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_eltwise(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -743,7 +779,11 @@ unsafe fn append_dw(
 }
 
 /// Appends a depthwise convolution post-op (stored; resampling refuses it).
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_dw"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_dw(
     post_ops: dnnl_post_ops_t,
     weights_data_type: dnnl_data_type_t,
@@ -774,7 +814,11 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw(
 }
 
 /// Appends a 3x3 stride-1 pad-1 depthwise convolution post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_dw_k3s1p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s1p1(
     post_ops: dnnl_post_ops_t,
     weights_data_type: dnnl_data_type_t,
@@ -802,7 +846,11 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s1p1(
 }
 
 /// Appends a 3x3 stride-2 pad-1 depthwise convolution post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_dw_k3s2p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s2p1(
     post_ops: dnnl_post_ops_t,
     weights_data_type: dnnl_data_type_t,
@@ -903,7 +951,11 @@ unsafe fn dw_params(
 }
 
 /// Parameters of a depthwise convolution post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_dw"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_dw(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -936,7 +988,11 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw(
 }
 
 /// Parameters of a 3x3 stride-1 depthwise convolution post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_dw_k3s1p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s1p1(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -967,7 +1023,11 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s1p1(
 }
 
 /// Parameters of a 3x3 stride-2 depthwise convolution post-op.
-#[cfg_attr(not(resample_dnnl3), no_mangle)]
+#[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_dw_k3s2p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s2p1(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
