@@ -41,6 +41,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HARNESS = os.path.join(ROOT, "target", "bench", "libharness.so")
 OURS = os.path.join(ROOT, "target", "release", "libresample.so")
+# libdnnl.so.3 of this project (crates/dnnl3): the "ours v3" column runs the oneDNN 3.x
+# backend against it, as the dnnl3 column does against the wheel; never a "best peer".
+OURS3 = os.path.join(ROOT, "target", "release", "libdnnl3.so")
 
 # ----------------------------------------------------------------------------------------
 # Problems
@@ -554,7 +557,8 @@ def run_all(args, nthreads):
         ours["dml3d"] = ours["dml"]
     except OSError as e:
         sys.exit(f"cannot load libresample: {e}")
-    for name, api, path in (("dnnl2.6", "dnnl2", args.dnnl2), ("dnnl3", "dnnl3", args.dnnl3)):
+    for name, api, path in (("dnnl2.6", "dnnl2", args.dnnl2), ("dnnl3", "dnnl3", args.dnnl3),
+                            ("ours v3", "dnnl3", args.ours3)):
         try:
             libs[name] = (api, H.open(api, path))
         except OSError as e:
@@ -576,7 +580,7 @@ def run_all(args, nthreads):
         mods["cv2"].setNumThreads(nthreads)
     bw = H.h.h_memcpy_bw(args.memcpy_mb << 20, nthreads, 9)
 
-    peer_names = ["dnnl2.6", "dnnl3", "torch", "cv2", "ort"]
+    peer_names = ["dnnl2.6", "dnnl3", "torch", "cv2", "ort", "ours v3"]
     versions = []
     if "torch" in mods:
         versions.append(f"torch {mods['torch'].__version__}")
@@ -602,7 +606,8 @@ def run_all(args, nthreads):
         "RESAMPLE_ISA", "DNNL_MAX_CPU_ISA", "OMP_NUM_THREADS")))
     emit(f"- memcpy bandwidth (read+write, {args.memcpy_mb} MiB buffer, {nthreads} thread(s)): "
          f"{bw / 1e9:.1f} GB/s")
-    emit(f"- ours: {ours_path}; dnnl2.6: {args.dnnl2}; dnnl3: {args.dnnl3}")
+    emit(f"- ours: {ours_path}; dnnl2.6: {args.dnnl2}; dnnl3: {args.dnnl3}; "
+         f"ours v3 (the oneDNN 3.x API on this project's libdnnl.so.3): {args.ours3}")
     emit(f"- {', '.join(versions)}")
     emit(f"- {args.rounds} rounds of ~{args.block * 1e3:.0f} ms blocks per peer, median "
          "execution time; "
@@ -626,7 +631,7 @@ def run_all(args, nthreads):
         except Unavailable as e:
             emit(f"| {p.name} | {e.cell}: {e} |")
             continue
-        for name in ("dnnl2.6", "dnnl3"):
+        for name in ("dnnl2.6", "dnnl3", "ours v3"):
             if name not in libs:
                 cells[name] = "n/a"
                 continue
@@ -670,10 +675,12 @@ def run_all(args, nthreads):
             diffs[name] = float(np.max(np.abs(o - ref))) / scale
         # a peer computing something else (another filter or index rule) is marked, not "best"
         same = {n for n, d in diffs.items() if d <= TOLERANCE[p.dt]}
+        # "ours v3" is this project too: shown (its output checked), never the best peer
+        rivals = same - {"ours v3"}
         for name in peer_names:
             if name in peers:
                 cells[name] = fmt_ms(t[name]) + ("" if name in same else "*")
-        best = min(same, key=lambda n: t[n], default=None)
+        best = min(rivals, key=lambda n: t[n], default=None)
         nbytes = src.nbytes + peers["ours"].dst.nbytes
         roof = nbytes / t["ours"] / bw * 100 if bw > 0 else float("nan")
         if best:
@@ -780,6 +787,7 @@ def main():
     ap.add_argument("--no-cargo", action="store_true", help="build the harness only")
     ap.add_argument("--ours", default=os.environ.get("RESAMPLE_LIB", OURS))
     ap.add_argument("--dnnl2", default=os.environ.get("DNNL_LIB", "libdnnl.so.2"))
+    ap.add_argument("--ours3", default=os.environ.get("RESAMPLE3_LIB", OURS3))
     ap.add_argument("--dnnl3", default=os.environ.get("DNNL3_LIB") or wheel_file(
         "onednn-cpu-gomp", "libdnnl.so.3") or os.path.join(sys.prefix, "lib", "libdnnl.so.3"))
     args = ap.parse_args()

@@ -1,10 +1,11 @@
 //! Post-operations applied to the f32 result of a forward resampling before the store.
-//! Formulas follow oneDNN 2.6 `math_utils.hpp` (f32, libm calls as in C).
+//! Formulas follow oneDNN 2.6 `math_utils.hpp` (f32, libm calls as in C), plus the three
+//! whose 3.x definitions differ (`SoftReluAlpha`, `Hardsigmoid`, `HardswishAlphaBeta`).
 
 use super::layout::Layout;
 use std::cmp::Ordering;
 
-/// Eltwise algorithms (oneDNN 2.6 forward set).
+/// Eltwise algorithms (oneDNN 2.6 forward set and 3.x's parameterised ones).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EltwiseAlg {
     Relu,
@@ -29,6 +30,12 @@ pub enum EltwiseAlg {
     Logsigmoid,
     Mish,
     Hardswish,
+    /// 3.x soft_relu: `soft_relu(alpha * s) / alpha`.
+    SoftReluAlpha,
+    /// 3.x: `alpha * s + beta` clamped to [0, 1].
+    Hardsigmoid,
+    /// 3.x hardswish: `s * hardsigmoid(s, alpha, beta)`.
+    HardswishAlphaBeta,
 }
 
 /// Binary post-op operators; comparisons give 1.0 or 0.0.
@@ -87,6 +94,19 @@ fn bounded_relu(s: f32, alpha: f32) -> f32 {
         alpha
     } else {
         s
+    }
+}
+
+// Not f32::clamp: oneDNN's comparisons map -0.0 to +0.0.
+#[allow(clippy::manual_clamp)]
+fn hardsigmoid(s: f32, alpha: f32, beta: f32) -> f32 {
+    let v = alpha * s + beta;
+    if v <= 0.0 {
+        0.0
+    } else if v >= 1.0 {
+        1.0
+    } else {
+        v
     }
 }
 
@@ -152,6 +172,9 @@ pub fn eltwise(alg: EltwiseAlg, s: f32, alpha: f32, beta: f32) -> f32 {
         EltwiseAlg::Logsigmoid => -soft_relu(-s),
         EltwiseAlg::Mish => s * soft_relu(s).tanh(),
         EltwiseAlg::Hardswish => (s / 6.0) * bounded_relu(s + 3.0, 6.0),
+        EltwiseAlg::SoftReluAlpha => soft_relu(s * alpha) / alpha,
+        EltwiseAlg::Hardsigmoid => hardsigmoid(s, alpha, beta),
+        EltwiseAlg::HardswishAlphaBeta => s * hardsigmoid(s, alpha, beta),
     }
 }
 

@@ -13,7 +13,7 @@ use super::types::*;
 use super::{refuse, verbose_refuse};
 
 /// Bit pattern of `DNNL_RUNTIME_F32_VAL` (a quiet NaN).
-const RUNTIME_F32_BITS: u32 = 0x7fc0_00d0;
+pub(crate) const RUNTIME_F32_BITS: u32 = 0x7fc0_00d0;
 
 /// A scaling-factor (or zero-point) array: `count` values, `mask` over the dims.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,12 +135,13 @@ pub(crate) unsafe fn attr_ref<'a>(
 }
 
 /// An attribute set the user owns.
-unsafe fn attr_mut<'a>(a: *mut dnnl_primitive_attr) -> Option<&'a mut dnnl_primitive_attr> {
+pub(crate) unsafe fn attr_mut<'a>(
+    a: *mut dnnl_primitive_attr,
+) -> Option<&'a mut dnnl_primitive_attr> {
     // SAFETY: the handle is live (checked in the registry) and owned by the C caller, whom the API
     // makes its only user.
     unsafe {
         registry::get(a, Kind::Attr)?;
-        // SAFETY: live handle the caller owns; the C API makes it the only user.
         Some(&mut *a)
     }
 }
@@ -383,6 +384,10 @@ unsafe fn write_quant<T>(
 
 /// Output scales of an attribute set (pointer valid while it lives and is not changed).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_get_output_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_get_output_scales(
     attr: const_dnnl_primitive_attr_t,
     count: *mut dnnl_dim_t,
@@ -411,6 +416,10 @@ fn is_runtime_f32(v: &f32) -> bool {
 
 /// Sets output scales (stored; a resampling pd with non-default scales is unimplemented).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_set_output_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_set_output_scales(
     attr: dnnl_primitive_attr_t,
     count: dnnl_dim_t,
@@ -447,6 +456,10 @@ fn scales_arg_ok(arg: c_int) -> bool {
 
 /// Scales of one argument (`DNNL_ARG_SRC_0` or `DNNL_ARG_SRC_1`).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_get_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_get_scales(
     attr: dnnl_primitive_attr_t,
     arg: c_int,
@@ -489,6 +502,10 @@ struct DefaultScales(Quant<f32>, Quant<i32>);
 
 /// Sets the scales of one argument (stored; a resampling pd with them is unimplemented).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_set_scales"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
     attr: dnnl_primitive_attr_t,
     arg: c_int,
@@ -526,6 +543,10 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_scales(
 
 /// Zero points of one argument (the default single 0 when none were set).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_get_zero_points"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_get_zero_points(
     attr: const_dnnl_primitive_attr_t,
     arg: c_int,
@@ -561,6 +582,10 @@ pub unsafe extern "C" fn dnnl_primitive_attr_get_zero_points(
 /// Sets the zero points of `DNNL_ARG_SRC`, `_WEIGHTS` or `_DST` (stored; a resampling pd
 /// with non-zero values is unimplemented).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_attr_set_zero_points"
+)]
 pub unsafe extern "C" fn dnnl_primitive_attr_set_zero_points(
     attr: dnnl_primitive_attr_t,
     arg: c_int,

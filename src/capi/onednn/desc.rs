@@ -123,6 +123,10 @@ unsafe fn desc_init(
 /// spatial dim) must be given; with only factors, dst dims are `(dim_t)(src * factor)` and
 /// its format is any.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_resampling_forward_desc_init"
+)]
 pub unsafe extern "C" fn dnnl_resampling_forward_desc_init(
     resampling_desc: *mut dnnl_resampling_desc_t,
     prop_kind: dnnl_prop_kind_t,
@@ -156,6 +160,10 @@ pub unsafe extern "C" fn dnnl_resampling_forward_desc_init(
 /// Initializes a backward-data resampling descriptor (`diff_src` has the forward input
 /// sizes, `diff_dst` the forward output sizes).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_resampling_backward_desc_init"
+)]
 pub unsafe extern "C" fn dnnl_resampling_backward_desc_init(
     resampling_desc: *mut dnnl_resampling_desc_t,
     alg_kind: dnnl_alg_kind_t,

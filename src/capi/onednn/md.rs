@@ -223,13 +223,16 @@ pub(crate) fn init_by_blocking_desc(md: &mut dnnl_memory_desc_t, blk: &dnnl_bloc
             }
         }
     }
-    // Unlike init_by_tag, this multiplies by zero-sized dims too (libdnnl 2.6.3: a 0x1x40
-    // dst resolved from a plain src gets strides 40,0,1).
+    // Unlike init_by_tag, 2.6 multiplies by zero-sized dims too (libdnnl 2.6.3: a 0x1x40
+    // dst resolved from a plain src gets strides 40,0,1); 3.x keeps the stride across a
+    // zero dim, as init_by_tag does (libdnnl 3.2: 2x4x0 from a strided src: 4,1,4).
     let mut stride = block_size;
     for k in (0..nd).rev() {
         let d = perm[k];
         md.blocking_mut().strides[d] = stride;
-        stride = stride.saturating_mul(md.padded_dims[d] / blocks[d].max(1));
+        if !(cfg!(resample_dnnl3) && md.padded_dims[d] == 0) {
+            stride = stride.saturating_mul(md.padded_dims[d] / blocks[d].max(1));
+        }
     }
     md.extra = dnnl_memory_desc_t::zero().extra;
 }
@@ -342,12 +345,22 @@ pub(crate) fn md_by_tag(
             format_args!("unknown format tag {tag}"),
         ));
     };
+    md_by_layout(md, &t, CANONICAL_NAMES[tag as usize])
+}
+
+/// Lays out `md` (dims and data type set, format kind not yet) by a parsed tag `name`.
+pub(crate) fn md_by_layout(
+    mut md: dnnl_memory_desc_t,
+    t: &TagLayout,
+    name: &str,
+) -> Result<dnnl_memory_desc_t, dnnl_status_t> {
+    let ndims = md.ndims as usize;
     if t.ndims != ndims {
         return Err(verbose_refuse(
             dnnl_invalid_arguments,
             format_args!(
-                "format tag {} has {} dims, the descriptor {ndims}",
-                CANONICAL_NAMES[tag as usize], t.ndims
+                "format tag {name} has {} dims, the descriptor {ndims}",
+                t.ndims
             ),
         ));
     }
@@ -358,6 +371,10 @@ pub(crate) fn md_by_tag(
 
 /// Initializes a memory descriptor from dimensions, a data type and a format tag.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_init_by_tag"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
     memory_desc: *mut dnnl_memory_desc_t,
     ndims: c_int,
@@ -401,6 +418,10 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_tag(
 
 /// Initializes a plain memory descriptor from strides (NULL strides = dense row-major).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_init_by_strides"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
     memory_desc: *mut dnnl_memory_desc_t,
     ndims: c_int,
@@ -461,6 +482,10 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_by_strides(
 
 /// Initializes a descriptor for a sub-tensor (`dims` at `offsets`) of a parent descriptor.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_init_submemory"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
     memory_desc: *mut dnnl_memory_desc_t,
     parent_memory_desc: *const dnnl_memory_desc_t,
@@ -556,6 +581,10 @@ pub unsafe extern "C" fn dnnl_memory_desc_init_submemory(
 /// Permutes the axes of a blocked descriptor: input axis `d` becomes output axis
 /// `permutation[d]`.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_permute_axes"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
     out_memory_desc: *mut dnnl_memory_desc_t,
     in_memory_desc: *const dnnl_memory_desc_t,
@@ -753,6 +782,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_get_size(
 
 /// Size in bytes of one element of `data_type`.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_data_type_size")]
 pub unsafe extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
     ffi_guard!(sentinel = usize::MAX, { dt_size(data_type) })
 }

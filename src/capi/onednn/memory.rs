@@ -326,6 +326,10 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle(
 
 /// As `dnnl_memory_set_data_handle`; the stream (may be NULL) needs no synchronisation.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_set_data_handle_v2"
+)]
 pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
     memory: dnnl_memory_t,
     handle: *mut c_void,

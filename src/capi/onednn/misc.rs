@@ -34,6 +34,7 @@ static VERSION_V1: Version = Version(dnnl_version_t {
 /// The oneDNN version this library implements (2.6.3, or 1.2.0 in libdnnl.so.1; hash
 /// "libresample").
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_version")]
 pub unsafe extern "C" fn dnnl_version() -> *const dnnl_version_t {
     if super::dnnl1::ACTIVE {
         &VERSION_V1.0
@@ -178,7 +179,11 @@ pub unsafe extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
     })
 }
 
-fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -> *const c_char {
+pub(crate) fn name_or(
+    v: c_int,
+    table: &[(c_int, &'static CStr)],
+    unknown: &'static CStr,
+) -> *const c_char {
     table
         .iter()
         .find(|(k, _)| *k == v)
@@ -187,6 +192,7 @@ fn name_or(v: c_int, table: &[(c_int, &'static CStr)], unknown: &'static CStr) -
 
 /// Name of a status value.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_status2str")]
 pub unsafe extern "C" fn dnnl_status2str(v: dnnl_status_t) -> *const c_char {
     name_or(
         v,
@@ -205,6 +211,7 @@ pub unsafe extern "C" fn dnnl_status2str(v: dnnl_status_t) -> *const c_char {
 
 /// Name of a data type.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_dt2str")]
 pub unsafe extern "C" fn dnnl_dt2str(v: dnnl_data_type_t) -> *const c_char {
     name_or(
         v,
@@ -223,6 +230,7 @@ pub unsafe extern "C" fn dnnl_dt2str(v: dnnl_data_type_t) -> *const c_char {
 
 /// Name of a format kind.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_fmt_kind2str")]
 pub unsafe extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
     name_or(
         v,
@@ -257,6 +265,7 @@ pub unsafe extern "C" fn dnnl_prop_kind2str(v: dnnl_prop_kind_t) -> *const c_cha
 
 /// Name of a primitive kind.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_prim_kind2str")]
 pub unsafe extern "C" fn dnnl_prim_kind2str(v: dnnl_primitive_kind_t) -> *const c_char {
     name_or(
         v,
@@ -307,6 +316,7 @@ pub unsafe extern "C" fn dnnl_engine_kind2str(v: dnnl_engine_kind_t) -> *const c
 
 /// Name of a floating-point math mode.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_fpmath_mode2str")]
 pub unsafe extern "C" fn dnnl_fpmath_mode2str(v: dnnl_fpmath_mode_t) -> *const c_char {
     name_or(
         v,
@@ -335,6 +345,7 @@ pub unsafe extern "C" fn dnnl_scratchpad_mode2str(v: dnnl_scratchpad_mode_t) -> 
 
 /// Name of a CPU instruction set.
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_cpu_isa2str")]
 pub unsafe extern "C" fn dnnl_cpu_isa2str(v: dnnl_cpu_isa_t) -> *const c_char {
     name_or(
         v,
@@ -408,6 +419,7 @@ pub unsafe extern "C" fn dnnl_runtime2str(v: c_uint) -> *const c_char {
 
 /// Name of a format tag (its canonical letter form, e.g. "aBcd16b" for nChw16c).
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_fmt_tag2str")]
 pub unsafe extern "C" fn dnnl_fmt_tag2str(v: dnnl_format_tag_t) -> *const c_char {
     if super::dnnl1::is_v1_tag_last(v) {
         return c"format_tag_last".as_ptr();
@@ -435,6 +447,7 @@ pub unsafe extern "C" fn dnnl_fmt_tag2str(v: dnnl_format_tag_t) -> *const c_char
 
 /// Name of an algorithm kind (every 2.6.3 algorithm; "unknown alg_kind" otherwise).
 #[no_mangle]
+#[cfg_attr(resample_dnnl3, export_name = "resample_onednn26_dnnl_alg_kind2str")]
 pub unsafe extern "C" fn dnnl_alg_kind2str(v: dnnl_alg_kind_t) -> *const c_char {
     name_or(v, ALG_NAMES, c"unknown alg_kind")
 }

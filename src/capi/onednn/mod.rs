@@ -6,6 +6,7 @@
 //! - [`format_tags`]: all format-tag names and values (generated);
 //! - `dnnl1`, `format_tags_v1`: the DNNL 1.2/1.3 ABI of libdnnl.so.1 (tag and stream-flag
 //!   translation, version, index-math switch; identity in libresample.so);
+//! - `v3`, `format_tags_v3`: the oneDNN 3.2 ABI of libdnnl.so.3 (compiled only there);
 //! - [`md`]: memory descriptors (tags parsed generically from their names);
 //! - [`engine`], [`memory`]: engines, streams, memory objects;
 //! - [`desc`]: resampling op descriptors;
@@ -27,6 +28,9 @@ mod dnnl1;
 pub mod engine;
 pub mod format_tags;
 mod format_tags_v1;
+/// cbindgen:ignore
+#[cfg(resample_dnnl3)]
+mod format_tags_v3;
 pub mod md;
 pub mod memory;
 pub mod misc;
@@ -38,6 +42,10 @@ pub mod reorder;
 pub mod reshape;
 mod translate;
 pub mod types;
+/// The 3.x face: libdnnl.so.3 only, so not part of resample.h.
+/// cbindgen:ignore
+#[cfg(resample_dnnl3)]
+pub mod v3;
 mod verbose;
 
 use std::fmt;

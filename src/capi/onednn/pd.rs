@@ -144,7 +144,7 @@ fn status_of(e: CoreError) -> dnnl_status_t {
 }
 
 /// Creates the resampling pd data for an op desc (the checks of oneDNN's pd init).
-unsafe fn create_pd_data(
+pub(crate) unsafe fn create_pd_data(
     op_desc: const_dnnl_op_desc_t,
     attr: const_dnnl_primitive_attr_t,
     engine: dnnl_engine_t,
@@ -328,6 +328,10 @@ unsafe fn create_pd_data(
 
 /// Creates a primitive descriptor for an op desc (only resampling descs are implemented).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_create"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_create(
     primitive_desc: *mut dnnl_primitive_desc_t,
     op_desc: const_dnnl_op_desc_t,
@@ -426,6 +430,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_destroy(
 
 /// Queries a primitive descriptor; `result` points to storage of the query's type.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_query"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -497,6 +505,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query(
 /// Queries a memory descriptor of a primitive descriptor; a zero md for tensors the
 /// primitive does not have; NULL for non-md queries and bad handles.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_query_md"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -528,6 +540,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_query_md(
 
 /// Queries an `int` value (numbers of inputs and outputs); 0 for anything else.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_query_s32"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_query_s32(
     primitive_desc: const_dnnl_primitive_desc_t,
     what: dnnl_query_t,
@@ -565,6 +581,10 @@ pub type const_dnnl_primitive_desc_iterator_t = *const dnnl_primitive_desc_itera
 
 /// Creates an implementation iterator positioned on the first implementation.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_create"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
     iterator: *mut dnnl_primitive_desc_iterator_t,
     op_desc: const_dnnl_op_desc_t,
@@ -599,6 +619,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_create(
 
 /// Advances the iterator; `dnnl_iterator_ends` when no implementation is left.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_next"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {
@@ -622,6 +646,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_next(
 
 /// A new primitive descriptor for the current implementation (NULL past the end).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_fetch"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
     iterator: const_dnnl_primitive_desc_iterator_t,
 ) -> dnnl_primitive_desc_t {
@@ -639,6 +667,10 @@ pub unsafe extern "C" fn dnnl_primitive_desc_iterator_fetch(
 
 /// Destroys an iterator (NULL is accepted).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_desc_iterator_destroy"
+)]
 pub unsafe extern "C" fn dnnl_primitive_desc_iterator_destroy(
     iterator: dnnl_primitive_desc_iterator_t,
 ) -> dnnl_status_t {

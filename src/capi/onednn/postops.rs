@@ -122,6 +122,11 @@ pub(crate) unsafe fn post_ops_ref<'a>(p: *const dnnl_post_ops) -> Option<&'a dnn
     unsafe { registry::get(p, Kind::PostOps).or_else(|| registry::get(p, Kind::AttrPostOps)) }
 }
 
+/// Registers `po` as a chain the caller owns (destroyed with `dnnl_post_ops_destroy`).
+pub(crate) fn register_chain(po: dnnl_post_ops) -> dnnl_post_ops_t {
+    registry::register(po, Kind::PostOps)
+}
+
 /// A chain the caller created (appendable).
 unsafe fn post_ops_mut<'a>(p: *mut dnnl_post_ops) -> Option<&'a mut dnnl_post_ops> {
     // SAFETY: the handle is live (checked in the registry) and owned by the C caller, whom the API
@@ -132,6 +137,16 @@ unsafe fn post_ops_mut<'a>(p: *mut dnnl_post_ops) -> Option<&'a mut dnnl_post_op
         Some(&mut *p)
     }
 }
+
+/// True in libdnnl.so.3, whose entries may hold the `ALG_V3_*` values.
+const V3: bool = cfg!(resample_dnnl3);
+
+/// Where an eltwise entry of libdnnl.so.3 stores an algorithm whose 3.x definition has no
+/// 2.6 counterpart (soft_relu gained alpha, hardswish alpha and beta; hardsigmoid is new).
+/// The values are private (outside every oneDNN range); the v3 face translates them back.
+pub(crate) const ALG_V3_SOFT_RELU: dnnl_alg_kind_t = -0x1039;
+pub(crate) const ALG_V3_HARDSIGMOID: dnnl_alg_kind_t = -0x1040;
+pub(crate) const ALG_V3_HARDSWISH: dnnl_alg_kind_t = -0x1052;
 
 /// The eltwise algorithm of a value, with oneDNN 2.6's `is_eltwise_ok` parameter checks
 /// (`_use_dst_for_bwd` variants compute the same forward function).
@@ -160,6 +175,9 @@ pub(crate) fn eltwise_alg(alg: dnnl_alg_kind_t, alpha: f32, beta: f32) -> Option
         dnnl_eltwise_logsigmoid => (E::Logsigmoid, true),
         dnnl_eltwise_mish => (E::Mish, true),
         dnnl_eltwise_hardswish => (E::Hardswish, true),
+        ALG_V3_SOFT_RELU if V3 => (E::SoftReluAlpha, true),
+        ALG_V3_HARDSIGMOID if V3 => (E::Hardsigmoid, true),
+        ALG_V3_HARDSWISH if V3 => (E::HardswishAlphaBeta, true),
         dnnl_eltwise_relu_use_dst_for_bwd => (E::Relu, alpha >= 0.0),
         dnnl_eltwise_tanh_use_dst_for_bwd => (E::Tanh, true),
         dnnl_eltwise_elu_use_dst_for_bwd => (E::Elu, alpha >= 0.0),
@@ -318,7 +336,7 @@ pub unsafe extern "C" fn dnnl_post_ops_create(post_ops: *mut dnnl_post_ops_t) ->
             if post_ops.is_null() {
                 return refuse(dnnl_invalid_arguments, "post_ops_create: post_ops is NULL");
             }
-            post_ops.write(registry::register(dnnl_post_ops::default(), Kind::PostOps));
+            post_ops.write(register_chain(dnnl_post_ops::default()));
             dnnl_success
         })
     }
@@ -362,6 +380,10 @@ pub unsafe extern "C" fn dnnl_post_ops_len(post_ops: const_dnnl_post_ops_t) -> c
 
 /// Kind of the post-op at `index` (`dnnl_undefined_primitive` when out of range).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_kind"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_kind(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -412,6 +434,10 @@ unsafe fn append(post_ops: dnnl_post_ops_t, e: Entry, what: &str) -> dnnl_status
 
 /// Appends `dst = dst_f32 + scale * dst_old` (accumulation).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_sum"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_sum(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -435,6 +461,10 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum(
 
 /// Appends a sum whose old dst values are read as `data_type` (undef: dst's type).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_sum_v2"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_sum_v2(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -459,6 +489,10 @@ pub unsafe extern "C" fn dnnl_post_ops_append_sum_v2(
 
 /// Appends `dst = dst_f32 + scale * (dst_old - zero_point)`.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_sum_v3"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_sum_v3(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -522,6 +556,10 @@ unsafe fn sum_params(
 
 /// Parameters of a sum post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_sum"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_sum(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -544,6 +582,10 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum(
 
 /// Parameters of a sum post-op, with its data type.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_sum_v2"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v2(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -559,6 +601,10 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v2(
 
 /// Parameters of a sum post-op, with its zero point and data type.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_sum_v3"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v3(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -573,6 +619,10 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_sum_v3(
 
 /// Appends `dst = scale * eltwise(dst, alpha, beta)`.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_eltwise"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_eltwise(
     post_ops: dnnl_post_ops_t,
     scale: f32,
@@ -608,6 +658,10 @@ pub unsafe extern "C" fn dnnl_post_ops_append_eltwise(
 
 /// Parameters of an eltwise post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_eltwise"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_eltwise(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -801,6 +855,10 @@ unsafe fn append_dw(
 
 /// Appends a depthwise convolution post-op (stored; resampling refuses it).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_dw"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_dw(
     post_ops: dnnl_post_ops_t,
     weights_data_type: dnnl_data_type_t,
@@ -836,6 +894,10 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw(
 
 /// Appends a 3x3 stride-1 pad-1 depthwise convolution post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_dw_k3s1p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s1p1(
     post_ops: dnnl_post_ops_t,
     weights_data_type: dnnl_data_type_t,
@@ -868,6 +930,10 @@ pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s1p1(
 
 /// Appends a 3x3 stride-2 pad-1 depthwise convolution post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_append_dw_k3s2p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_append_dw_k3s2p1(
     post_ops: dnnl_post_ops_t,
     weights_data_type: dnnl_data_type_t,
@@ -977,6 +1043,10 @@ unsafe fn dw_params(
 
 /// Parameters of a depthwise convolution post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_dw"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_dw(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -1014,6 +1084,10 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw(
 
 /// Parameters of a 3x3 stride-1 depthwise convolution post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_dw_k3s1p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s1p1(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,
@@ -1049,6 +1123,10 @@ pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s1p1(
 
 /// Parameters of a 3x3 stride-2 depthwise convolution post-op.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_post_ops_get_params_dw_k3s2p1"
+)]
 pub unsafe extern "C" fn dnnl_post_ops_get_params_dw_k3s2p1(
     post_ops: const_dnnl_post_ops_t,
     index: c_int,

@@ -120,6 +120,10 @@ fn core_status(e: CoreError) -> dnnl_status_t {
 /// (`DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1`); NULL entries are skipped, other
 /// indices ignored, duplicates refused. Execution is synchronous.
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_primitive_execute"
+)]
 pub unsafe extern "C" fn dnnl_primitive_execute(
     primitive: const_dnnl_primitive_t,
     stream: dnnl_stream_t,

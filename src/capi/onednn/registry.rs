@@ -21,6 +21,9 @@ pub(crate) enum Kind {
     PostOps,
     /// A post-op chain owned by an attribute set (read-only for the caller).
     AttrPostOps,
+    /// A oneDNN 3.x memory descriptor handle the caller owns (libdnnl.so.3 only).
+    #[cfg(resample_dnnl3)]
+    MemoryDesc,
 }
 
 fn live() -> MutexGuard<'static, HashMap<usize, Kind>> {

@@ -153,6 +153,10 @@ fn volume(d: &[dnnl_dim_t]) -> dnnl_dim_t {
 /// memory layout (oneDNN 2.6 rules; refused with `dnnl_invalid_arguments` when the layout
 /// cannot be expressed with the new dims).
 #[no_mangle]
+#[cfg_attr(
+    resample_dnnl3,
+    export_name = "resample_onednn26_dnnl_memory_desc_reshape"
+)]
 pub unsafe extern "C" fn dnnl_memory_desc_reshape(
     out_memory_desc: *mut dnnl_memory_desc_t,
     in_memory_desc: *const dnnl_memory_desc_t,

@@ -4,6 +4,8 @@
 //! format (memory descriptors, attributes, algorithm, problem, milliseconds) on stdout, like
 //! oneDNN; the first line is preceded by the `info` header. Refused calls print one
 //! `libresample,onednn,...` line to stderr saying why (see `super::verbose_refuse`).
+//! libdnnl.so.3 (`V3`) prints oneDNN 3.2's variant: md strings with the user-`any` flag
+//! and a strides field, `attr-fpmath:<mode>`, 3.2 algorithm names, version 3.2.0.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -13,6 +15,9 @@ use super::attr::dnnl_primitive_attr;
 use super::md::compute_blocks;
 use super::postops::Entry;
 use super::types::*;
+
+/// True in libdnnl.so.3.
+const V3: bool = cfg!(resample_dnnl3);
 
 /// Level set by `dnnl_set_verbose` (-1: not set, the environment decides).
 static LEVEL: AtomicI32 = AtomicI32::new(-1);
@@ -53,6 +58,8 @@ fn emit(line: &str) {
         let p = super::dnnl1::verbose_prefix();
         let product = if super::dnnl1::ACTIVE {
             "DNNL v1.2.0"
+        } else if V3 {
+            "oneDNN v3.2.0"
         } else {
             "oneDNN v2.6.3"
         };
@@ -206,8 +213,55 @@ pub(crate) fn md_tag_str(md: &dnnl_memory_desc_t) -> String {
     s
 }
 
+/// 3.x's strides field: empty when the strides are those the md's own tag implies,
+/// otherwise every stride, `x`-separated (`100x1x20x3`).
+fn strides_str(md: &dnnl_memory_desc_t) -> String {
+    let nd = md.ndims.clamp(0, 12) as usize;
+    let tag = md_tag_str(md);
+    let dense = super::md::parse_tag_name(&tag)
+        .and_then(|t| super::md::md_by_layout(*md, &t, &tag).ok())
+        .is_some_and(|d| d.blocking().strides[..nd] == md.blocking().strides[..nd]);
+    if dense {
+        return String::new();
+    }
+    let s: Vec<String> = md.blocking().strides[..nd]
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    s.join("x")
+}
+
+/// oneDNN's md string. 2.6: `<dt>:<p|o|0 flags>:<format kind>:<tag>:f<extra flags>`;
+/// 3.x: `<dt>:<a|p|o|0 flags>:<format kind>:<tag>:<strides>:f<extra flags>`, where `a`
+/// marks a tensor the user gave as `format_tag_any`.
+pub(crate) fn md_str_user(md: &dnnl_memory_desc_t, user_any: bool) -> String {
+    if !V3 {
+        return md_str(md);
+    }
+    let nd = md.ndims.clamp(0, 12) as usize;
+    let padded = (0..nd).any(|d| md.dims[d] != md.padded_dims[d]);
+    let offs = (0..nd).any(|d| md.padded_offsets[d] != 0);
+    let (kind, fmt) = match md.format_kind {
+        dnnl_blocked => ("blocked", format!("{}:{}", md_tag_str(md), strides_str(md))),
+        dnnl_format_kind_any => ("any", "any:".to_string()),
+        _ => ("undef", ":".to_string()),
+    };
+    format!(
+        "{}:{}{}{}{}:{kind}:{fmt}:f{:x}",
+        dt_str(md.data_type),
+        if user_any { "a" } else { "" },
+        if padded { "p" } else { "" },
+        if offs { "o" } else { "" },
+        if md.offset0 != 0 { "0" } else { "" },
+        md.extra.flags
+    )
+}
+
 /// oneDNN's md string: `<dt>:<p|o|0 flags>:<format kind>:<tag>:f<extra flags>`.
 pub(crate) fn md_str(md: &dnnl_memory_desc_t) -> String {
+    if V3 {
+        return md_str_user(md, false);
+    }
     let nd = md.ndims.clamp(0, 12) as usize;
     let padded = (0..nd).any(|d| md.dims[d] != md.padded_dims[d]);
     let offs = (0..nd).any(|d| md.padded_offsets[d] != 0);
@@ -231,9 +285,23 @@ pub(crate) fn md_str(md: &dnnl_memory_desc_t) -> String {
     )
 }
 
+#[cfg(not(resample_dnnl3))]
 fn alg_str(alg: dnnl_alg_kind_t) -> String {
     // SAFETY: returns a pointer to a static NUL-terminated string.
     unsafe { std::ffi::CStr::from_ptr(super::misc::dnnl_alg_kind2str(alg)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The 3.2 name of a stored algorithm (eltwise entries hold 2.6 or private values).
+#[cfg(resample_dnnl3)]
+fn alg_str(alg: dnnl_alg_kind_t) -> String {
+    let v3 = match super::v3::numbers::eltwise_out(alg) {
+        dnnl_alg_kind_undef => alg,
+        v => v,
+    };
+    // SAFETY: returns a pointer to a static NUL-terminated string.
+    unsafe { std::ffi::CStr::from_ptr(super::v3::misc::dnnl_alg_kind2str(v3)) }
         .to_string_lossy()
         .into_owned()
 }
@@ -249,7 +317,12 @@ pub(crate) fn attr_str(a: &dnnl_primitive_attr, src1: &[(usize, dnnl_memory_desc
         // SAFETY: static string.
         let m =
             unsafe { std::ffi::CStr::from_ptr(super::misc::dnnl_fpmath_mode2str(a.fpmath_mode)) };
-        let _ = write!(s, "attr-fpmath_mode:{} ", m.to_string_lossy());
+        if V3 {
+            let m = m.to_string_lossy();
+            let _ = write!(s, "attr-fpmath:{} ", m.trim_start_matches("fpmath_mode_"));
+        } else {
+            let _ = write!(s, "attr-fpmath_mode:{} ", m.to_string_lossy());
+        }
     }
     let po = &a.post_ops().entries;
     if po.is_empty() {
@@ -347,10 +420,17 @@ pub(crate) fn pd_info(
     }
     let (i, o) = sp(nd - 1);
     let _ = write!(prb, "iw{i}ow{o}");
+    // The user's own descriptors (3.x flags a format `any` one).
+    let forward = rd.prop_kind != dnnl_backward_data;
+    let (user_src, user_dst) = if forward {
+        (&rd.src_desc, &rd.dst_desc)
+    } else {
+        (&rd.diff_src_desc, &rd.diff_dst_desc)
+    };
     format!(
         "cpu,resampling,{impl_name},{prop},src_{} dst_{},{attr},alg:{},{prb}",
-        md_str(src),
-        md_str(dst),
+        md_str_user(src, user_src.format_kind == dnnl_format_kind_any),
+        md_str_user(dst, user_dst.format_kind == dnnl_format_kind_any),
         alg_str(rd.alg_kind)
     )
 }
