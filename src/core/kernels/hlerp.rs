@@ -1,3 +1,5 @@
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 //! The W lerp of a blended row with in-register permutes instead of gathers.
 //!
 //! `out[j] = row[i0[j]] * w0[j] + row[i1[j]] * w1[j]` (the reference's outermost level).
@@ -81,37 +83,40 @@ pub(crate) const SLACK: usize = 32;
 /// The W lerp of `row` into `out` through `p` (built for `t`); `row` must hold
 /// [`SLACK`] readable elements after the last column `t` names.
 pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut [f32]) {
-    let n = out.len().min(t.i0.len());
-    // Built only where the full blocks and the tail cover the row exactly.
-    debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
-    #[cfg(target_arch = "x86_64")]
-    let full = {
-        let full = p.base.len();
-        match (p.lanes, p.step) {
-            (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), full),
-            (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), full),
-            (_, 8) => avx2(row, t, p, out.as_mut_ptr(), full),
-            _ => avx2_half(row, t, p, out.as_mut_ptr(), full),
-        }
-        full
-    };
-    #[cfg(target_arch = "aarch64")]
-    let full = {
-        let full = p.base.len();
-        // SAFETY: the caller's contract (`row` covers every column plus `SLACK`); `p` was
-        // built for `t` with 4 lanes, `out` has `full * p.step` elements before the tail.
-        unsafe {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let n = out.len().min(t.i0.len());
+        // Built only where the full blocks and the tail cover the row exactly.
+        debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
+        #[cfg(target_arch = "x86_64")]
+        let full = {
+            let full = p.base.len();
+            match (p.lanes, p.step) {
+                (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), full),
+                (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), full),
+                (_, 8) => avx2(row, t, p, out.as_mut_ptr(), full),
+                _ => avx2_half(row, t, p, out.as_mut_ptr(), full),
+            }
+            full
+        };
+        #[cfg(target_arch = "aarch64")]
+        let full = {
+            let full = p.base.len();
+            // `row` covers every column plus `SLACK`; `p` was built for `t` with 4 lanes,
+            // `out` has `full * p.step` elements before the tail.
             match p.step {
                 4 => neon::<4>(row, t, p, out.as_mut_ptr(), full),
                 _ => neon::<2>(row, t, p, out.as_mut_ptr(), full),
             }
-        }
-        full
-    };
-    // Permute tables are built on x86-64 and aarch64 only; elsewhere the tail is the whole row.
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let full = 0;
-    simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
+            full
+        };
+        // Permute tables are built on x86-64 and aarch64 only; elsewhere the tail is the whole row.
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        let full = 0;
+        simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
+    }
 }
 
 /// AVX-512 blocks of `STEP` (16 or 8) outputs: a 32-element window, two `vpermt2ps`.
@@ -124,55 +129,65 @@ unsafe fn avx512<const STEP: usize>(
     out: *mut f32,
     blocks: usize,
 ) {
-    use std::arch::x86_64::*;
-    let mask: __mmask16 = if STEP == 16 { 0xFFFF } else { 0x00FF };
-    let idx = |v: *const u8| {
-        if STEP == 16 {
-            _mm_loadu_si128(v as *const __m128i)
-        } else {
-            _mm_loadl_epi64(v as *const __m128i)
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        use std::arch::x86_64::*;
+        let mask: __mmask16 = if STEP == 16 { 0xFFFF } else { 0x00FF };
+        let idx = |v: *const u8| {
+            if STEP == 16 {
+                _mm_loadu_si128(v as *const __m128i)
+            } else {
+                _mm_loadl_epi64(v as *const __m128i)
+            }
+        };
+        for k in 0..blocks {
+            let j = k * STEP;
+            let w = row.add(p.base[k] as usize);
+            let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
+            let q0 = _mm512_cvtepu8_epi32(idx(p.p0.as_ptr().add(j)));
+            let q1 = _mm512_cvtepu8_epi32(idx(p.p1.as_ptr().add(j)));
+            let v0 = _mm512_permutex2var_ps(a, q0, b);
+            let v1 = _mm512_permutex2var_ps(a, q1, b);
+            let w0 = _mm512_maskz_loadu_ps(mask, t.w0.as_ptr().add(j));
+            let w1 = _mm512_maskz_loadu_ps(mask, t.w1.as_ptr().add(j));
+            let r = _mm512_add_ps(_mm512_mul_ps(v0, w0), _mm512_mul_ps(v1, w1));
+            _mm512_mask_storeu_ps(out.add(j), mask, r);
         }
-    };
-    for k in 0..blocks {
-        let j = k * STEP;
-        let w = row.add(p.base[k] as usize);
-        let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
-        let q0 = _mm512_cvtepu8_epi32(idx(p.p0.as_ptr().add(j)));
-        let q1 = _mm512_cvtepu8_epi32(idx(p.p1.as_ptr().add(j)));
-        let v0 = _mm512_permutex2var_ps(a, q0, b);
-        let v1 = _mm512_permutex2var_ps(a, q1, b);
-        let w0 = _mm512_maskz_loadu_ps(mask, t.w0.as_ptr().add(j));
-        let w1 = _mm512_maskz_loadu_ps(mask, t.w1.as_ptr().add(j));
-        let r = _mm512_add_ps(_mm512_mul_ps(v0, w0), _mm512_mul_ps(v1, w1));
-        _mm512_mask_storeu_ps(out.add(j), mask, r);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn avx2(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks: usize) {
-    use std::arch::x86_64::*;
-    let seven = _mm256_set1_epi32(7);
-    for k in 0..blocks {
-        let j = k * 8;
-        let w = row.add(p.base[k] as usize);
-        let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
-        // Indices 0..16 over two registers: permute both, pick by bit 3.
-        macro_rules! pick {
-            ($q:expr) => {{
-                let q = $q;
-                let lo = _mm256_permutevar8x32_ps(a, q);
-                let hi = _mm256_permutevar8x32_ps(b, q);
-                _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
-            }};
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        use std::arch::x86_64::*;
+        let seven = _mm256_set1_epi32(7);
+        for k in 0..blocks {
+            let j = k * 8;
+            let w = row.add(p.base[k] as usize);
+            let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
+            // Indices 0..16 over two registers: permute both, pick by bit 3.
+            macro_rules! pick {
+                ($q:expr) => {{
+                    let q = $q;
+                    let lo = _mm256_permutevar8x32_ps(a, q);
+                    let hi = _mm256_permutevar8x32_ps(b, q);
+                    _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
+                }};
+            }
+            let q0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p0.as_ptr().add(j) as *const __m128i));
+            let q1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p1.as_ptr().add(j) as *const __m128i));
+            let (v0, v1) = (pick!(q0), pick!(q1));
+            let w0 = _mm256_loadu_ps(t.w0.as_ptr().add(j));
+            let w1 = _mm256_loadu_ps(t.w1.as_ptr().add(j));
+            let r = _mm256_add_ps(_mm256_mul_ps(v0, w0), _mm256_mul_ps(v1, w1));
+            _mm256_storeu_ps(out.add(j), r);
         }
-        let q0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p0.as_ptr().add(j) as *const __m128i));
-        let q1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p1.as_ptr().add(j) as *const __m128i));
-        let (v0, v1) = (pick!(q0), pick!(q1));
-        let w0 = _mm256_loadu_ps(t.w0.as_ptr().add(j));
-        let w1 = _mm256_loadu_ps(t.w1.as_ptr().add(j));
-        let r = _mm256_add_ps(_mm256_mul_ps(v0, w0), _mm256_mul_ps(v1, w1));
-        _mm256_storeu_ps(out.add(j), r);
     }
 }
 
@@ -180,29 +195,36 @@ unsafe fn avx2(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn avx2_half(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks: usize) {
-    use std::arch::x86_64::*;
-    let seven = _mm256_set1_epi32(7);
-    for k in 0..blocks {
-        let j = k * 4;
-        let w = row.add(p.base[k] as usize);
-        let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
-        macro_rules! pick {
-            ($v:expr) => {{
-                let q =
-                    _mm256_cvtepu8_epi32(_mm_cvtsi32_si128(($v as *const i32).read_unaligned()));
-                let lo = _mm256_permutevar8x32_ps(a, q);
-                let hi = _mm256_permutevar8x32_ps(b, q);
-                let v = _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)));
-                _mm256_castps256_ps128(v)
-            }};
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        use std::arch::x86_64::*;
+        let seven = _mm256_set1_epi32(7);
+        for k in 0..blocks {
+            let j = k * 4;
+            let w = row.add(p.base[k] as usize);
+            let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
+            macro_rules! pick {
+                ($v:expr) => {{
+                    let q = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128(
+                        ($v as *const i32).read_unaligned(),
+                    ));
+                    let lo = _mm256_permutevar8x32_ps(a, q);
+                    let hi = _mm256_permutevar8x32_ps(b, q);
+                    let v =
+                        _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)));
+                    _mm256_castps256_ps128(v)
+                }};
+            }
+            let (v0, v1) = (pick!(p.p0.as_ptr().add(j)), pick!(p.p1.as_ptr().add(j)));
+            let w0 = _mm_loadu_ps(t.w0.as_ptr().add(j));
+            let w1 = _mm_loadu_ps(t.w1.as_ptr().add(j));
+            _mm_storeu_ps(
+                out.add(j),
+                _mm_add_ps(_mm_mul_ps(v0, w0), _mm_mul_ps(v1, w1)),
+            );
         }
-        let (v0, v1) = (pick!(p.p0.as_ptr().add(j)), pick!(p.p1.as_ptr().add(j)));
-        let w0 = _mm_loadu_ps(t.w0.as_ptr().add(j));
-        let w1 = _mm_loadu_ps(t.w1.as_ptr().add(j));
-        _mm_storeu_ps(
-            out.add(j),
-            _mm_add_ps(_mm_mul_ps(v0, w0), _mm_mul_ps(v1, w1)),
-        );
     }
 }
 
@@ -307,10 +329,12 @@ mod tests {
                         })
                         .collect();
                     let mut want = vec![0f32; o * nc];
+                    // SAFETY: `row` covers every column the table names (plus slack).
                     unsafe { simd::gather2(row.as_ptr(), &t, &mut want) };
                     for &(lanes, step) in &widths {
                         if let Some(p) = PermTable::with_step(&t, lanes, step) {
                             let mut got = vec![0f32; o * nc];
+                            // SAFETY: as for the gather; the permute table was built for `t`.
                             unsafe { lerp(row.as_ptr(), &t, &p, &mut got) };
                             let same = got
                                 .iter()

@@ -1,3 +1,5 @@
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 //! Channels-last images (nhwc, nwc, ndhwc with few channels) on the `rows` kernel.
 //!
 //! With C = 3 the `lanes` kernels vectorise over 3 lanes only. Here a row of W pixels is
@@ -76,17 +78,22 @@ pub(crate) unsafe fn finish_pixels(
     c: usize,
     nc: usize,
 ) {
-    let dt = p.dst.dtype;
-    let sz = dt.size();
-    let base = b.dst.add(off * sz);
-    for (j, &v) in vals.iter().enumerate() {
-        idx[w] = j / nc;
-        idx[c] = j % nc;
-        let dp = base.add(j * sz);
-        store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let dt = p.dst.dtype;
+        let sz = dt.size();
+        let base = b.dst.add(off * sz);
+        for (j, &v) in vals.iter().enumerate() {
+            idx[w] = j / nc;
+            idx[c] = j % nc;
+            let dp = base.add(j * sz);
+            store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
+        }
+        idx[w] = 0;
+        idx[c] = 0;
     }
-    idx[w] = 0;
-    idx[c] = 0;
 }
 
 /// Calls `$f::<[u8; N]>(args)` for pixel sizes the compiler can copy in a few moves, or
@@ -105,31 +112,50 @@ macro_rules! by_pixel_size {
 
 #[inline(always)]
 unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for (o, &i) in idx.iter().enumerate() {
-        d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for (o, &i) in idx.iter().enumerate() {
+            d.add(o).write_unaligned(s.add(i as usize).read_unaligned());
+        }
     }
 }
 
 /// `dst pixel o = src pixel idx[o]`, pixels of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_px(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
-    match size {
-        1 | 2 | 4 | 8 => simd::gather_raw(size, src, dst, idx),
-        _ => by_pixel_size!(size, gather_body, (src, dst, idx), {
-            for (o, &i) in idx.iter().enumerate() {
-                std::ptr::copy_nonoverlapping(src.add(i as usize * size), dst.add(o * size), size);
-            }
-        }),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        match size {
+            1 | 2 | 4 | 8 => simd::gather_raw(size, src, dst, idx),
+            _ => by_pixel_size!(size, gather_body, (src, dst, idx), {
+                for (o, &i) in idx.iter().enumerate() {
+                    std::ptr::copy_nonoverlapping(
+                        src.add(i as usize * size),
+                        dst.add(o * size),
+                        size,
+                    );
+                }
+            }),
+        }
     }
 }
 
 #[inline(always)]
 unsafe fn repeat_body<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
-    let (s, d) = (src as *const T, dst as *mut T);
-    for i in 0..n {
-        let v = s.add(i).read_unaligned();
-        for j in 0..k {
-            d.add(i * k + j).write_unaligned(v);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (src as *const T, dst as *mut T);
+        for i in 0..n {
+            let v = s.add(i).read_unaligned();
+            for j in 0..k {
+                d.add(i * k + j).write_unaligned(v);
+            }
         }
     }
 }
@@ -137,12 +163,17 @@ unsafe fn repeat_body<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize)
 /// `dst pixel i*k + j = src pixel i` for `i < n`, `j < k`, pixels of `size` bytes: nearest
 /// upsampling by an integer factor.
 pub(crate) unsafe fn repeat_px(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
-    match size {
-        1 | 2 | 4 | 8 => simd::repeat_raw(size, src, dst, n, k),
-        _ => by_pixel_size!(size, repeat_body, (src, dst, n, k), {
-            for i in 0..n * k {
-                std::ptr::copy_nonoverlapping(src.add(i / k * size), dst.add(i * size), size);
-            }
-        }),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        match size {
+            1 | 2 | 4 | 8 => simd::repeat_raw(size, src, dst, n, k),
+            _ => by_pixel_size!(size, repeat_body, (src, dst, n, k), {
+                for i in 0..n * k {
+                    std::ptr::copy_nonoverlapping(src.add(i / k * size), dst.add(i * size), size);
+                }
+            }),
+        }
     }
 }

@@ -1,3 +1,5 @@
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 //! Flat-row walk of the forward `lanes` kernel (channels-last and blocked layouts).
 //!
 //! When the pixel axis' src stride equals the lanes per run (nhwc: C; nChw16c: 16), the
@@ -127,44 +129,49 @@ pub(crate) unsafe fn flat_run(
     row: &mut Vec<f32>,
     out: &mut Vec<f32>,
 ) {
-    let d = &p.dst;
-    let dstep = d.strides[pr.px];
-    let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
-    if row.len() < fr.max_len {
-        row.resize(fr.max_len, 0.0);
-    }
-    let group = (ROW_BUF / r.valid.max(1)).max(1);
-    if !direct && out.len() < group * r.valid {
-        out.resize(group * r.valid, 0.0);
-    }
-    for g in &fr.groups {
-        let rowp = blend(p, b, r.sc, g, row);
-        let taps = &fr.taps[g.p0..g.p1];
-        if direct {
-            // SAFETY: the run's pixels (valid lanes each, dstep apart) are its own.
-            let o = (b.dst as *mut f32).add(r.doff + g.p0 * dstep);
-            if pr.stream && dstep == r.valid && !(o as usize).is_multiple_of(64) {
-                // Misaligned contiguous pixels: compute into scratch at dst's offset
-                // within a cache line, then stream the whole stretch.
-                let n = taps.len() * r.valid;
-                let s = simd::scratch_like(out, o as *const u8, n);
-                simd::wrow(rowp, taps, pr.two_taps, r.valid, s, r.valid, false);
-                simd::stream_copy(s as *const u8, o as *mut u8, 4 * n);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let d = &p.dst;
+        let dstep = d.strides[pr.px];
+        let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
+        if row.len() < fr.max_len {
+            row.resize(fr.max_len, 0.0);
+        }
+        let group = (ROW_BUF / r.valid.max(1)).max(1);
+        if !direct && out.len() < group * r.valid {
+            out.resize(group * r.valid, 0.0);
+        }
+        for g in &fr.groups {
+            let rowp = blend(p, b, r.sc, g, row);
+            let taps = &fr.taps[g.p0..g.p1];
+            if direct {
+                // SAFETY: the run's pixels (valid lanes each, dstep apart) are its own.
+                let o = (b.dst as *mut f32).add(r.doff + g.p0 * dstep);
+                if pr.stream && dstep == r.valid && !(o as usize).is_multiple_of(64) {
+                    // Misaligned contiguous pixels: compute into scratch at dst's offset
+                    // within a cache line, then stream the whole stretch.
+                    let n = taps.len() * r.valid;
+                    let s = simd::scratch_like(out, o as *const u8, n);
+                    simd::wrow(rowp, taps, pr.two_taps, r.valid, s, r.valid, false);
+                    simd::stream_copy(s as *const u8, o as *mut u8, 4 * n);
+                    continue;
+                }
+                simd::wrow(rowp, taps, pr.two_taps, r.valid, o, dstep, pr.stream);
+                if r.pad > 0 {
+                    for q in 0..taps.len() {
+                        std::ptr::write_bytes(o.add(q * dstep + r.valid), 0, r.pad);
+                    }
+                }
                 continue;
             }
-            simd::wrow(rowp, taps, pr.two_taps, r.valid, o, dstep, pr.stream);
-            if r.pad > 0 {
-                for q in 0..taps.len() {
-                    std::ptr::write_bytes(o.add(q * dstep + r.valid), 0, r.pad);
-                }
+            let mut q0 = 0;
+            while q0 < taps.len() {
+                let n = group.min(taps.len() - q0);
+                finish_pixels(p, pr, b, &r, rowp, &taps[q0..q0 + n], g.p0 + q0, out);
+                q0 += n;
             }
-            continue;
-        }
-        let mut q0 = 0;
-        while q0 < taps.len() {
-            let n = group.min(taps.len() - q0);
-            finish_pixels(p, pr, b, &r, rowp, &taps[q0..q0 + n], g.p0 + q0, out);
-            q0 += n;
         }
     }
 }
@@ -179,12 +186,17 @@ unsafe fn blend(
     g: &FlatGroup,
     row: &mut [f32],
 ) -> *const f32 {
-    if p.src.dtype == DataType::F32 && sc.m == 0 {
-        return (b.src as *const f32).add(sc.offs[0] + g.lo);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        if p.src.dtype == DataType::F32 && sc.m == 0 {
+            return (b.src as *const f32).add(sc.offs[0] + g.lo);
+        }
+        let offs = sc.offs.map(|o| o + g.lo);
+        simd::lerp(p.src.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..g.len]);
+        row.as_ptr()
     }
-    let offs = sc.offs.map(|o| o + g.lo);
-    simd::lerp(p.src.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..g.len]);
-    row.as_ptr()
 }
 
 /// Pixels `first..first + taps.len()` through an f32 buffer, then converted and post-op'ed
@@ -200,47 +212,52 @@ unsafe fn finish_pixels(
     first: usize,
     out: &mut [f32],
 ) {
-    let d = &p.dst;
-    let dsz = d.dtype.size();
-    let dstep = d.strides[pr.px];
-    let (valid, pad) = (r.valid, r.pad);
-    let n = taps.len();
-    let vals = &mut out[..n * valid];
-    simd::wrow(
-        rowp,
-        taps,
-        pr.two_taps,
-        valid,
-        vals.as_mut_ptr(),
-        valid,
-        false,
-    );
-    if p.post_ops.is_empty() && dstep == valid && pad == 0 {
-        simd::store_contiguous(
-            d.dtype,
-            p.numerics,
-            vals,
-            b.dst.add((r.doff + first * dstep) * dsz),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let d = &p.dst;
+        let dsz = d.dtype.size();
+        let dstep = d.strides[pr.px];
+        let (valid, pad) = (r.valid, r.pad);
+        let n = taps.len();
+        let vals = &mut out[..n * valid];
+        simd::wrow(
+            rowp,
+            taps,
+            pr.two_taps,
+            valid,
+            vals.as_mut_ptr(),
+            valid,
+            false,
         );
-        return;
-    }
-    let mut idx = [0usize; super::super::MAX_RANK];
-    idx[..r.idx.len()].copy_from_slice(r.idx);
-    let rank = r.idx.len();
-    for q in 0..n {
-        let off = r.doff + (first + q) * dstep;
-        idx[pr.px] = first + q;
-        idx[r.c] = r.idx[r.c];
-        finish(
-            p,
-            b,
-            &vals[q * valid..(q + 1) * valid],
-            off,
-            &mut idx[..rank],
-            r.c,
-        );
-        if pad > 0 {
-            std::ptr::write_bytes(b.dst.add((off + valid) * dsz), 0, pad * dsz);
+        if p.post_ops.is_empty() && dstep == valid && pad == 0 {
+            simd::store_contiguous(
+                d.dtype,
+                p.numerics,
+                vals,
+                b.dst.add((r.doff + first * dstep) * dsz),
+            );
+            return;
+        }
+        let mut idx = [0usize; super::super::MAX_RANK];
+        idx[..r.idx.len()].copy_from_slice(r.idx);
+        let rank = r.idx.len();
+        for q in 0..n {
+            let off = r.doff + (first + q) * dstep;
+            idx[pr.px] = first + q;
+            idx[r.c] = r.idx[r.c];
+            finish(
+                p,
+                b,
+                &vals[q * valid..(q + 1) * valid],
+                off,
+                &mut idx[..rank],
+                r.c,
+            );
+            if pad > 0 {
+                std::ptr::write_bytes(b.dst.add((off + valid) * dsz), 0, pad * dsz);
+            }
         }
     }
 }

@@ -1,3 +1,5 @@
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 //! Small f32 planes (nchw/ncw linear, a few thousand outputs per plane): the rows kernel
 //! pays a run setup and two dispatched calls per output row, which dominates when rows are
 //! a few elements long. Here the whole plane is one call: the H blend of every output row
@@ -111,37 +113,51 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
 
 #[inline(always)]
 unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
-    let n = buf.len().min(g.a.len());
-    let (a, b, u, v) = (&g.a[..n], &g.b[..n], &g.u[..n], &g.v[..n]);
-    for j in 0..n {
-        buf[j] = src.add(a[j] as usize).read_unaligned() * u[j]
-            + src.add(b[j] as usize).read_unaligned() * v[j];
-    }
-    let m = g.c.len();
-    let (c, e, p, q) = (&g.c[..m], &g.e[..m], &g.p[..m], &g.q[..m]);
-    // Unchecked reads keep the loop a vector gather: `plan` built every index below
-    // `oh * iw`, the buffer's length.
-    let bp = buf.as_ptr();
-    for o in 0..m {
-        let r = *bp.add(c[o] as usize) * p[o] + *bp.add(e[o] as usize) * q[o];
-        dst.add(o).write_unaligned(r);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let n = buf.len().min(g.a.len());
+        let (a, b, u, v) = (&g.a[..n], &g.b[..n], &g.u[..n], &g.v[..n]);
+        for j in 0..n {
+            buf[j] = src.add(a[j] as usize).read_unaligned() * u[j]
+                + src.add(b[j] as usize).read_unaligned() * v[j];
+        }
+        let m = g.c.len();
+        let (c, e, p, q) = (&g.c[..m], &g.e[..m], &g.p[..m], &g.q[..m]);
+        // Unchecked reads keep the loop a vector gather: `plan` built every index below
+        // `oh * iw`, the buffer's length.
+        let bp = buf.as_ptr();
+        for o in 0..m {
+            let r = *bp.add(c[o] as usize) * p[o] + *bp.add(e[o] as usize) * q[o];
+            dst.add(o).write_unaligned(r);
+        }
     }
 }
 
 unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-    unsafe fn avx512(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
-        plane_body(src, dst, g, buf)
-    }
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
-        plane_body(src, dst, g, buf)
-    }
-    match simd::isa() {
-        simd::Isa::Avx512 => avx512(src, dst, g, buf),
-        simd::Isa::Avx2 => avx2(src, dst, g, buf),
-        simd::Isa::Base => plane_body(src, dst, g, buf),
-        simd::Isa::Neon => plane_body(src, dst, g, buf),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+        unsafe fn avx512(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
+            // SAFETY: called only when `isa()` says the CPU has the feature; the plane's
+            // contract is the caller's.
+            unsafe { plane_body(src, dst, g, buf) }
+        }
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+        unsafe fn avx2(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
+            // SAFETY: called only when `isa()` says the CPU has the feature; the plane's
+            // contract is the caller's.
+            unsafe { plane_body(src, dst, g, buf) }
+        }
+        match simd::isa() {
+            simd::Isa::Avx512 => avx512(src, dst, g, buf),
+            simd::Isa::Avx2 => avx2(src, dst, g, buf),
+            simd::Isa::Base => plane_body(src, dst, g, buf),
+            simd::Isa::Neon => plane_body(src, dst, g, buf),
+        }
     }
 }
 
