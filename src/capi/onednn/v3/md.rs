@@ -234,10 +234,12 @@ pub unsafe extern "C" fn dnnl_memory_desc_create_with_csr_encoding(
     _indices_dt: dnnl_data_type_t,
     _pointers_dt: dnnl_data_type_t,
 ) -> dnnl_status_t {
-    refuse(
-        dnnl_unimplemented,
-        "memory_desc_create_with_csr_encoding: sparse memory is not supported",
-    )
+    onednn_guard!({
+        refuse(
+            dnnl_unimplemented,
+            "memory_desc_create_with_csr_encoding: sparse memory is not supported",
+        )
+    })
 }
 
 /// A sub-block of a parent descriptor.
