@@ -1342,9 +1342,9 @@ fn merged_short_rows_match_reference() {
         };
         let src = fill(&mut rng, &p.src);
         let init = fill(&mut rng, &p.dst);
-        for isa in available_isas() {
+        for (k, isa) in available_isas().into_iter().enumerate() {
             let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            if let Strategy::Lanes(g) = &plan.strategy {
+            if let (0, Strategy::Lanes(g)) = (k, &plan.strategy) {
                 merged += g.pixels.as_ref().is_some_and(|pr| pr.px2.is_some()) as usize;
             }
             let (mut fast, mut slow) = (init.clone(), init.clone());
@@ -1353,5 +1353,6 @@ fn merged_short_rows_match_reference() {
             assert!(fast == slow, "case {case} {isa:?}: {p:?}");
         }
     }
-    assert!(merged > 300, "merged rows in {merged} plans");
+    // About a third of the cases have rows short enough and dst rows back to back.
+    assert!(merged > 60, "merged rows in {merged} of 300 problems");
 }
