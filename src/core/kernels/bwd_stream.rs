@@ -342,7 +342,7 @@ pub(crate) unsafe fn run(
 /// Other resampled axes' lists for group combination `gi` at `idx`, or `None` if one is
 /// empty.
 #[inline]
-fn lists<'a>(
+pub(super) fn lists<'a>(
     t: &'a Tables,
     ra: &[usize],
     idx: &[usize],
