@@ -206,6 +206,14 @@ fn main() {
         &[8, 8, 8],
         &[16, 16, 16],
     );
+    for w in [8usize, 12, 16, 24] {
+        let nm = format!("w{w}_linear_nchw_4x64");
+        bench(&nm, Linear, f, false, 4, 64, &[w, w], &[2 * w, 2 * w]);
+        let nm = format!("w{w}_nearest_nchw_4x64");
+        bench(&nm, Nearest, f, false, 4, 64, &[w, w], &[2 * w, 2 * w]);
+        let nm = format!("w{w}_linear_down_nchw_4x64");
+        bench(&nm, Linear, f, false, 4, 64, &[2 * w, 2 * w], &[w, w]);
+    }
 }
 
 #[allow(dead_code)]
