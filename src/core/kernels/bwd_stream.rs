@@ -866,6 +866,9 @@ unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
     }
 }
 
+/// Pixels the laned walk prefetches ahead.
+const PF: usize = 2;
+
 /// A diff_src row of a laned run, pixel by pixel: `nl` lanes of pixel `iw` go to
 /// `out + iw * ostride`.
 #[inline(always)]
@@ -880,9 +883,27 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     nl: usize,
     out: *mut f32,
     ostride: usize,
+    esz: usize,
 ) {
     for iw in 0..n_in {
         let o = out.add(iw * ostride);
+        // Prefetch the next pixel's diff_dst lanes (every term row, every column).
+        #[cfg(target_arch = "x86_64")]
+        if iw + PF < n_in && pss == nl && esz * nl >= 256 {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            for seg in segs {
+                let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
+                for t in terms {
+                    let a = src.add((t.off + st * pss) * esz);
+                    let bytes = ((ln - 1) * pss + nl) * esz;
+                    let mut k = 0;
+                    while k < bytes && ln > 0 {
+                        _mm_prefetch::<_MM_HINT_T0>(a.add(k) as *const i8);
+                        k += 64;
+                    }
+                }
+            }
+        }
         let mut l0 = 0;
         while l0 + 64 <= nl {
             px_body::<S, M, 64>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
@@ -906,7 +927,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
 multiversion_sm!(
     px_row,
     px_row_body,
-    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], segs: &[Segs], n_in: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize)
+    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], segs: &[Segs], n_in: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize, esz: usize)
 );
 
 /// Laned rows (nhwc, blocked): vectors over the lane axis, pixel by pixel, each pixel's
@@ -977,7 +998,18 @@ unsafe fn laned(
         if d.dtype == DataType::F32 {
             let out = (b.dst as *mut f32).add(doff);
             px_row(
-                s.dtype, g.nweights, b.src, &terms, &combos, &g.segs, n_in, pss, valid, out, pds,
+                s.dtype,
+                g.nweights,
+                b.src,
+                &terms,
+                &combos,
+                &g.segs,
+                n_in,
+                pss,
+                valid,
+                out,
+                pds,
+                s.dtype.size(),
             );
         } else {
             buf.resize(n_in * valid, 0.0);
@@ -993,6 +1025,7 @@ unsafe fn laned(
                 valid,
                 buf.as_mut_ptr(),
                 valid,
+                s.dtype.size(),
             );
             if pds == valid {
                 simd::store_contiguous(d.dtype, p.numerics, &buf, b.dst.add(doff * dsz));
