@@ -889,7 +889,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
         let o = out.add(iw * ostride);
         // Prefetch the next pixel's diff_dst lanes (every term row, every column).
         #[cfg(target_arch = "x86_64")]
-        if iw + PF < n_in && pss == nl && esz * nl >= 256 {
+        if iw + PF < n_in && pss == nl && esz * nl >= 128 {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             for seg in segs {
                 let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
@@ -908,6 +908,10 @@ unsafe fn px_row_body<S: Src, const M: usize>(
         while l0 + 64 <= nl {
             px_body::<S, M, 64>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
             l0 += 64;
+        }
+        while l0 + 32 <= nl {
+            px_body::<S, M, 32>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+            l0 += 32;
         }
         while l0 + 16 <= nl {
             px_body::<S, M, 16>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
