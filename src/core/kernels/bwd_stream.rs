@@ -893,11 +893,14 @@ unsafe fn px_row_body<S: Src, const M: usize>(
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             for seg in segs {
                 let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
+                if ln == 0 {
+                    continue;
+                }
                 for t in terms {
                     let a = src.add((t.off + st * pss) * esz);
                     let bytes = ((ln - 1) * pss + nl) * esz;
                     let mut k = 0;
-                    while k < bytes && ln > 0 {
+                    while k < bytes {
                         _mm_prefetch::<_MM_HINT_T0>(a.add(k) as *const i8);
                         k += 64;
                     }
