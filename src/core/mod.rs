@@ -106,4 +106,6 @@ impl CoreError {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_bwd;
+#[cfg(test)]
 mod tests_threads;

@@ -26,6 +26,7 @@ pub(crate) enum Strategy {
     BwdRows(RowGeom),
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
     BwdStream(kernels::bwd_stream::StreamGeom),
+    BwdPlanes(kernels::bwd_planes::PlaneGeom),
     /// No resampled axis (a layout / type conversion) that `Lanes` does not cover: rows
     /// along the finest dst axis with per-axis offset tables.
     Copy(CopyGeom),
@@ -98,6 +99,7 @@ impl Plan {
             Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
             Strategy::BwdStream(_) => "bwd_stream",
+            Strategy::BwdPlanes(_) => "bwd_planes",
             Strategy::Copy(_) => "copy",
             Strategy::Generic => "generic",
         }
@@ -232,6 +234,11 @@ impl Plan {
                     kernels::bwd_stream::run(p, t, g, b, s, e)
                 })
             }
+            Strategy::BwdPlanes(g) => par(
+                g.runs,
+                (GRAIN_ELEMS / g.run_cost()).max(1),
+                &|s, e| unsafe { kernels::bwd_planes::run(p, t, g, b, s, e) },
+            ),
             Strategy::Copy(g) => {
                 let per_run =
                     (p.dst.padded[g.inner] * g.inner2.map_or(1, |a| p.dst.padded[a])).max(1);

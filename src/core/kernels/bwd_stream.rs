@@ -114,8 +114,6 @@ fn dense_span(l: &super::super::Layout) -> Option<usize> {
 
 /// Largest cached scaled-row block (f32 values) of the unlaned walk.
 const T_CACHE: usize = 1 << 16;
-/// Target accumulator size (f32 values) of a laned run.
-const ACC_TARGET: usize = 1 << 14;
 
 /// Builds the `w` segments from its backward table, or `None` when some list is not a
 /// contiguous increasing range of outputs (then the per-element gather runs instead).
@@ -342,7 +340,7 @@ pub(crate) unsafe fn run(
 /// Other resampled axes' lists for group combination `gi` at `idx`, or `None` if one is
 /// empty.
 #[inline]
-fn lists<'a>(
+pub(super) fn lists<'a>(
     t: &'a Tables,
     ra: &[usize],
     idx: &[usize],
@@ -814,67 +812,133 @@ macro_rules! multiversion_sm {
 
 multiversion_sm!(scale_row, scale_row_body, (src: *const u8, off: usize, w: &[f32; 3], out: &mut [f32]));
 
-/// One row of a laned walk: for every diff_src pixel `iw`, for each column `o` of its range,
-/// `acc[iw][l] += ((x[o][l] * w0) * w1) * ww` with `M` weights in all (the last one is the
-/// column's own weight; `M = 0`: plain sum). `x[o][l]` is at `off + o * pstride + l`.
-#[inline(always)]
-unsafe fn lane_row_body<S: Src, const M: usize>(
-    src: *const u8,
+/// One other-axis output position of a laned run: diff_dst offset of its row and the
+/// other axes' weights (in axis order).
+#[derive(Clone, Copy, Debug)]
+struct Term {
     off: usize,
-    pstride: usize,
-    seg: &Segs,
-    w: &[f32; 3],
-    nl: usize,
-    acc: &mut [f32],
+    w: [f32; 2],
+}
+
+/// One diff_src pixel, lanes `l0..l0 + LB`, summed in registers over every term in the
+/// reference order (group combinations, then positions; `w` fastest in both), then
+/// written to `out` (f32, any alignment). `0.0 + first term` as the reference does.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
+    src: *const u8,
+    terms: &[Term],
+    combos: &[(u32, u32)],
+    segs: &[Segs],
+    iw: usize,
+    pss: usize,
+    l0: usize,
+    out: *mut f32,
 ) {
-    let [w0, w1, _] = *w;
-    let n = seg.start.len();
-    for iw in 0..n {
-        let (st, ln, wo) = (
-            seg.start[iw] as usize,
-            seg.len[iw] as usize,
-            seg.wofs[iw] as usize,
-        );
-        let a = &mut acc[iw * nl..(iw + 1) * nl];
-        let wts = &seg.wt[wo..wo + ln];
-        let term = |x: f32, ww: f32| match M {
-            0 => x,
-            1 => x * ww,
-            2 => (x * w0) * ww,
-            _ => ((x * w0) * w1) * ww,
-        };
-        // Blocks of LB lanes keep their sums in registers across the element's columns.
-        let mut l0 = 0;
-        while l0 + LB <= nl {
-            let mut r: [f32; LB] = a[l0..l0 + LB].try_into().unwrap();
-            for (j, &ww) in wts.iter().enumerate() {
-                let p = off + (st + j) * pstride + l0;
-                for (k, v) in r.iter_mut().enumerate() {
-                    *v += term(S::get(src, p + k), ww);
+    let mut r = [0f32; LB];
+    for &(t0, t1) in combos {
+        for seg in segs {
+            let (st, ln, wo) = (
+                seg.start[iw] as usize,
+                seg.len[iw] as usize,
+                seg.wofs[iw] as usize,
+            );
+            let wts = &seg.wt[wo..wo + ln];
+            for t in &terms[t0 as usize..t1 as usize] {
+                let base = t.off + st * pss + l0;
+                for (j, &ww) in wts.iter().enumerate() {
+                    let p = base + j * pss;
+                    for (q, v) in r.iter_mut().enumerate() {
+                        let x = S::get(src, p + q);
+                        *v += match M {
+                            0 => x,
+                            1 => x * ww,
+                            2 => (x * t.w[0]) * ww,
+                            _ => ((x * t.w[0]) * t.w[1]) * ww,
+                        };
+                    }
                 }
             }
-            a[l0..l0 + LB].copy_from_slice(&r);
-            l0 += LB;
         }
-        for (j, &ww) in wts.iter().enumerate() {
-            let p = off + (st + j) * pstride;
-            for (l, v) in a.iter_mut().enumerate().skip(l0) {
-                *v += term(S::get(src, p + l), ww);
+    }
+    for (q, &v) in r.iter().enumerate() {
+        out.add(q).write_unaligned(v);
+    }
+}
+
+/// Pixels the laned walk prefetches ahead.
+const PF: usize = 2;
+
+/// A diff_src row of a laned run, pixel by pixel: `nl` lanes of pixel `iw` go to
+/// `out + iw * ostride`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn px_row_body<S: Src, const M: usize>(
+    src: *const u8,
+    terms: &[Term],
+    combos: &[(u32, u32)],
+    segs: &[Segs],
+    n_in: usize,
+    pss: usize,
+    nl: usize,
+    out: *mut f32,
+    ostride: usize,
+    esz: usize,
+) {
+    for iw in 0..n_in {
+        let o = out.add(iw * ostride);
+        // Prefetch the next pixel's diff_dst lanes (every term row, every column).
+        #[cfg(target_arch = "x86_64")]
+        if iw + PF < n_in && pss == nl && esz * nl >= 128 {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            for seg in segs {
+                let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
+                if ln == 0 {
+                    continue;
+                }
+                for t in terms {
+                    let a = src.add((t.off + st * pss) * esz);
+                    let bytes = ((ln - 1) * pss + nl) * esz;
+                    let mut k = 0;
+                    while k < bytes {
+                        _mm_prefetch::<_MM_HINT_T0>(a.add(k) as *const i8);
+                        k += 64;
+                    }
+                }
             }
+        }
+        let mut l0 = 0;
+        while l0 + 64 <= nl {
+            px_body::<S, M, 64>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+            l0 += 64;
+        }
+        while l0 + 32 <= nl {
+            px_body::<S, M, 32>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+            l0 += 32;
+        }
+        while l0 + 16 <= nl {
+            px_body::<S, M, 16>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+            l0 += 16;
+        }
+        while l0 + 8 <= nl {
+            px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+            l0 += 8;
+        }
+        while l0 < nl {
+            px_body::<S, M, 1>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+            l0 += 1;
         }
     }
 }
 
-/// Lanes per register block of [`lane_row_body`].
-const LB: usize = 32;
-
 multiversion_sm!(
-    lane_row,
-    lane_row_body,
-    (src: *const u8, off: usize, pstride: usize, seg: &Segs, w: &[f32; 3], nl: usize, acc: &mut [f32])
+    px_row,
+    px_row_body,
+    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], segs: &[Segs], n_in: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize, esz: usize)
 );
 
-/// Laned rows (nhwc, blocked): vectors over the lane axis per pixel.
+/// Laned rows (nhwc, blocked): vectors over the lane axis, pixel by pixel, each pixel's
+/// sums held in registers over all its terms.
 unsafe fn laned(
     p: &Problem,
     t: &Tables,
@@ -893,10 +957,9 @@ unsafe fn laned(
     let dsz = d.dtype.size();
     let cdim = d.dims[la.c];
     let (pss, pds) = (s.strides[w], d.strides[w]);
-    let chunk = (ACC_TARGET / n_in.max(1))
-        .clamp(16, 256)
-        .min(la.block.max(1));
-    let mut acc = vec![0f32; n_in * chunk];
+    let mut buf: Vec<f32> = Vec::new();
+    let mut terms: Vec<Term> = Vec::new();
+    let mut combos: Vec<(u32, u32)> = Vec::new();
     let mut runs = Runs::new(
         p,
         t,
@@ -909,57 +972,80 @@ unsafe fn laned(
         let valid = la.block.min(cdim - (blk * la.block).min(cdim));
         let (doff, sbase) = (runs.doff, runs.sbase);
         runs.advance();
-        let mut l0 = 0;
-        while l0 < valid {
-            let nl = chunk.min(valid - l0);
-            // With the row's lanes contiguous in an f32 diff_src, accumulate in place.
-            let in_place = pds == nl && d.dtype == DataType::F32 && aligned(b.dst);
-            // SAFETY: the row (n_in * nl contiguous, aligned f32) belongs to this run only.
-            let acc: &mut [f32] = if in_place {
-                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff + l0), n_in * nl)
-            } else {
-                &mut acc[..n_in * nl]
-            };
-            acc.fill(0.0);
-            let mut gi = [0usize; MAX_RANK];
-            loop {
-                if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
-                    for seg in &g.segs {
-                        let mut pos = [0usize; MAX_RANK];
-                        loop {
-                            let mut off = sbase + l0;
-                            let mut wv = [1f32; 3];
-                            for a in 0..m {
-                                off += ls[a].0[pos[a]] as usize * s.strides[ra[a]];
-                                if a < 3 {
-                                    wv[a] = ls[a].1[pos[a]];
-                                }
-                            }
-                            lane_row(s.dtype, g.nweights, b.src, off, pss, seg, &wv, nl, acc);
-                            if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
-                                break;
-                            }
+        // The run's other-axis terms, by group combination.
+        terms.clear();
+        combos.clear();
+        let mut gi = [0usize; MAX_RANK];
+        loop {
+            if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
+                let t0 = terms.len() as u32;
+                let mut pos = [0usize; MAX_RANK];
+                loop {
+                    let mut tm = Term {
+                        off: sbase,
+                        w: [1.0; 2],
+                    };
+                    for a in 0..m {
+                        tm.off += ls[a].0[pos[a]] as usize * s.strides[ra[a]];
+                        if a < 2 {
+                            tm.w[a] = ls[a].1[pos[a]];
                         }
                     }
+                    terms.push(tm);
+                    if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
+                        break;
+                    }
                 }
-                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
-                    break;
-                }
+                combos.push((t0, terms.len() as u32));
             }
-            if in_place {
-            } else if pds == nl {
-                simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add((doff + l0) * dsz));
+            if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+                break;
+            }
+        }
+        if d.dtype == DataType::F32 {
+            let out = (b.dst as *mut f32).add(doff);
+            px_row(
+                s.dtype,
+                g.nweights,
+                b.src,
+                &terms,
+                &combos,
+                &g.segs,
+                n_in,
+                pss,
+                valid,
+                out,
+                pds,
+                s.dtype.size(),
+            );
+        } else {
+            buf.resize(n_in * valid, 0.0);
+            px_row(
+                s.dtype,
+                g.nweights,
+                b.src,
+                &terms,
+                &combos,
+                &g.segs,
+                n_in,
+                pss,
+                valid,
+                buf.as_mut_ptr(),
+                valid,
+                s.dtype.size(),
+            );
+            if pds == valid {
+                simd::store_contiguous(d.dtype, p.numerics, &buf, b.dst.add(doff * dsz));
             } else {
                 for iw in 0..n_in {
                     simd::store_contiguous(
                         d.dtype,
                         p.numerics,
-                        &acc[iw * nl..(iw + 1) * nl],
-                        b.dst.add((doff + iw * pds + l0) * dsz),
+                        &buf[iw * valid..(iw + 1) * valid],
+                        b.dst.add((doff + iw * pds) * dsz),
                     );
                 }
             }
-            l0 += nl;
         }
         if valid < la.block {
             let pad = la.block - valid;

@@ -9,6 +9,7 @@
 //! - `bwd_rows`: backward along a unit-stride resampled last axis: a tight scalar gather per
 //!   diff_src element with the run's other-axis lists fixed.
 
+pub(crate) mod bwd_planes;
 pub(crate) mod bwd_stream;
 
 use super::dtype::{load_f32, store_f32, DataType};
@@ -227,6 +228,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if rows_ok {
         let runs: usize = d.dims[..w].iter().product();
         if p.direction == Direction::Backward {
+            if let Some(g) = bwd_planes::plan(p, t) {
+                return Strategy::BwdPlanes(g);
+            }
             if let Some(g) = bwd_stream::plan(p, t, None) {
                 return Strategy::BwdStream(g);
             }

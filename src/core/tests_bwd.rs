@@ -1,0 +1,216 @@
+//! Backward kernels against the scalar reference, bit for bit, on every ISA this CPU has,
+//! on the shape classes the backward fast paths take: ncdhw / nchw with short rows (the
+//! plane walk), channels-last, bf16, size-1 axes, identity axes, non-integer ratios,
+//! downsampling, edge lists longer than the interior's; plus determinism at 1, 2 and 3
+//! threads.
+
+use super::tests::Rng;
+use super::*;
+
+fn fill(rng: &mut Rng, l: &Layout, specials: bool) -> Vec<u8> {
+    let n = l.span_bytes().unwrap();
+    let sz = l.dtype.size();
+    let mut b = vec![0u8; n];
+    for i in 0..n / sz {
+        let v = match l.dtype {
+            DataType::S8 | DataType::U8 | DataType::S32 => rng.f32(-20.0, 300.0),
+            _ => rng.f32(-10.0, 10.0),
+        };
+        unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
+    }
+    if specials && matches!(l.dtype, DataType::F32 | DataType::Bf16) && n > 0 {
+        for _ in 0..rng.range(1, 12) {
+            let v = rng.pick(&[
+                -0.0f32,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::from_bits(0xFFC0_0000),
+                1e-40,
+            ]);
+            let i = rng.below(n / sz);
+            unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
+        }
+    }
+    b
+}
+
+/// A random backward problem of the shape classes above.
+fn random_bwd(rng: &mut Rng) -> Problem {
+    let spatial = rng.range(1, 3);
+    let rank = 2 + spatial;
+    let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+    let flavour = rng.below(5);
+    let (mut fin, mut fout) = (vec![rng.range(1, 2), rng.pick(&[1, 2, 3, 16, 19])], vec![]);
+    fout.extend_from_slice(&fin);
+    let mut axes = vec![AxisRule::Identity; 2];
+    for k in 0..spatial {
+        // The last axes short (plane walk), earlier ones anything up to 20.
+        let cap = if k + 2 >= spatial { 24 } else { 12 };
+        let i = rng.range(1, cap);
+        let o = match rng.below(6) {
+            0 => i,
+            1 => i * rng.range(2, 3),
+            2 => (i / rng.range(2, 3)).max(1),
+            3 => 1,
+            _ => rng.range(1, 2 * cap),
+        };
+        let rule = if i == o && rng.below(2) == 0 {
+            AxisRule::Identity
+        } else {
+            match flavour {
+                0 => AxisRule::OnednnHalfPixel,
+                1 => AxisRule::OnednnHalfPixelJitBwd,
+                2 => AxisRule::Affine {
+                    scale: o as f32 / i as f32 * rng.pick(&[1.0, 0.93, 1.17]),
+                    input_offset: rng.pick(&[0.5, 0.0]),
+                    output_offset: rng.pick(&[-0.5, 0.0]),
+                    rounding: NearestRounding::HalfUp,
+                    antialias: rng.below(3) == 0,
+                },
+                3 => AxisRule::TorchLinear {
+                    scale: axis::torch_linear_scale(i, o, rng.below(2) == 0, None),
+                    align_corners: false,
+                },
+                _ => AxisRule::Floor {
+                    ratio: i as f32 / o as f32,
+                    exact: rng.below(2) == 0,
+                },
+            }
+        };
+        fin.push(i);
+        fout.push(o);
+        axes.push(rule);
+    }
+    let numerics = if flavour < 2 {
+        Numerics::Onednn
+    } else {
+        Numerics::Ieee
+    };
+    let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::F32, DataType::Bf16]);
+    let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
+    let last = rng.below(3) == 0;
+    let make = |dt: DataType, dims: &[usize]| {
+        if last {
+            let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
+            Layout::dense_permuted(dt, dims, &order)
+        } else {
+            Layout::dense(dt, dims)
+        }
+    };
+    let mut src = make(sdt, &fout);
+    if rng.below(5) == 0 {
+        src.offset = rng.below(4);
+    }
+    Problem {
+        alg,
+        direction: Direction::Backward,
+        axes,
+        src,
+        dst: make(ddt, &fin),
+        post_ops: vec![],
+        numerics,
+    }
+}
+
+#[test]
+fn backward_kernels_match_reference_bitwise_on_every_isa() {
+    let mut rng = Rng::new(0xB0D);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..1500 {
+        let p = random_bwd(&mut rng);
+        let specials = rng.below(2) == 0;
+        let s = fill(&mut rng, &p.src, specials);
+        let init = fill(&mut rng, &p.dst, false);
+        let mut slow = init.clone();
+        let misaligned = rng.below(4) == 0;
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa)
+                .unwrap_or_else(|e| panic!("case {case}: {e}\n{p:?}"));
+            if isa == isas[0] {
+                plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            }
+            if Some(&isa) == isas.last() {
+                *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+            }
+            let mut fast = init.clone();
+            if misaligned {
+                let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; fast.len() + 1]);
+                s1[1..].copy_from_slice(&s);
+                f1[1..].copy_from_slice(&fast);
+                plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
+                fast.copy_from_slice(&f1[1..]);
+            } else {
+                plan.execute(&s, &mut fast, &[]).unwrap();
+            }
+            if fast != slow {
+                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+                panic!(
+                    "case {case} ({}, {isa:?}, misaligned {misaligned}): first differing byte {i}\n{p:?}",
+                    plan.kernel_name()
+                );
+            }
+        }
+    }
+    for (k, n) in [("bwd_planes", 150), ("bwd_stream_lanes", 100)] {
+        assert!(
+            kinds.get(k).copied().unwrap_or(0) > n,
+            "kernel {k} barely exercised: {kinds:?}"
+        );
+    }
+}
+
+/// The benchmark's backward shapes (scaled down) at 1, 2 and 3 threads: same bytes.
+#[test]
+fn backward_kernels_are_deterministic_across_threads() {
+    let mut rng = Rng::new(7);
+    let shapes: [(&[usize], &[usize], bool); 5] = [
+        (&[2, 16, 8, 8, 8], &[2, 16, 16, 16, 16], false),
+        (&[2, 5, 7, 9, 6], &[2, 5, 13, 4, 17], false),
+        (&[2, 24, 20, 25], &[2, 24, 40, 50], true),
+        (&[3, 8, 12, 12], &[3, 8, 24, 24], false),
+        (&[1, 48, 20, 32], &[1, 48, 40, 64], true),
+    ];
+    for (fin, fout, last) in shapes {
+        for alg in [Algorithm::Nearest, Algorithm::Linear] {
+            for dt in [DataType::F32, DataType::Bf16] {
+                let rank = fin.len();
+                let make = |dims: &[usize]| {
+                    if last {
+                        let order: Vec<usize> =
+                            std::iter::once(0).chain(2..rank).chain([1]).collect();
+                        Layout::dense_permuted(dt, dims, &order)
+                    } else {
+                        Layout::dense(dt, dims)
+                    }
+                };
+                let mut axes = vec![AxisRule::Identity; 2];
+                axes.extend((2..rank).map(|_| AxisRule::OnednnHalfPixel));
+                let p = Problem {
+                    alg,
+                    direction: Direction::Backward,
+                    axes,
+                    src: make(fout),
+                    dst: make(fin),
+                    post_ops: vec![],
+                    numerics: Numerics::Onednn,
+                };
+                let plan = Plan::new(p.clone()).unwrap();
+                let s = fill(&mut rng, &p.src, false);
+                let mut want = vec![0u8; p.dst.span_bytes().unwrap()];
+                plan.execute_reference(&s, &mut want, &[]).unwrap();
+                for threads in [1, 2, 3] {
+                    threads::set_max_threads(threads);
+                    let mut got = vec![0u8; want.len()];
+                    plan.execute(&s, &mut got, &[]).unwrap();
+                    assert!(
+                        got == want,
+                        "{threads} threads ({}) {p:?}",
+                        plan.kernel_name()
+                    );
+                }
+                threads::set_max_threads(0);
+            }
+        }
+    }
+}
