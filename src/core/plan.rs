@@ -182,8 +182,7 @@ impl Plan {
                 let pr = g.pixels.as_ref().unwrap();
                 let per_run = (g.block * pr.taps.len()).max(1);
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(pr.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::lanes_rows(p, t, g, pr, b, s, e)
                 })
@@ -191,8 +190,7 @@ impl Plan {
             Strategy::Lanes(g) => {
                 let per_run = g.block.max(1);
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::lanes(p, t, g, b, s, e)
                 })
@@ -202,8 +200,7 @@ impl Plan {
                 let per_row = g.out_w.max(1);
                 let rows = g.runs * g.rows_per_run.max(1);
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(rows, (GRAIN_ELEMS / per_row).max(1), &|s, e| unsafe {
                     kernels::rows(p, t, g, b, s, e)
                 })
@@ -212,15 +209,13 @@ impl Plan {
                 g.runs,
                 (GRAIN_ELEMS / g.outputs().max(1)).max(1),
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 &|s, e| unsafe { kernels::planes::run(p, t, g, b, s, e) },
             ),
             Strategy::BwdRows(g) => {
                 let per_run = g.out_w.max(1) * 4;
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::bwd_rows(p, t, g, b, s, e)
                 })
@@ -228,8 +223,7 @@ impl Plan {
             Strategy::BwdStream(g) => {
                 let per_run = kernels::bwd_stream::run_cost(p, g).max(1);
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     kernels::bwd_stream::run(p, t, g, b, s, e)
                 })
@@ -237,14 +231,15 @@ impl Plan {
             Strategy::BwdPlanes(g) => par(
                 g.runs,
                 (GRAIN_ELEMS / g.run_cost()).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // planes, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_planes::run(p, t, g, b, s, e) },
             ),
             Strategy::Copy(g) => {
                 let per_run =
                     (p.dst.padded[g.inner] * g.inner2.map_or(1, |a| p.dst.padded[a])).max(1);
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(g.runs, (GRAIN_ELEMS / per_run).max(1), &|s, e| unsafe {
                     copy::copy(p, g, b, s, e)
                 })
@@ -252,8 +247,7 @@ impl Plan {
             Strategy::Generic => {
                 let total: usize = p.dst.padded.iter().product();
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
-                // every
-                // dst element has one writer.
+                // every dst element has one writer.
                 par(total, GRAIN_ELEMS / 4, &|s, e| unsafe {
                     reference::run_range(p, t, b, s, e)
                 })

@@ -16,6 +16,7 @@ fn fill(rng: &mut Rng, l: &Layout, specials: bool) -> Vec<u8> {
             DataType::S8 | DataType::U8 | DataType::S32 => rng.f32(-20.0, 300.0),
             _ => rng.f32(-10.0, 10.0),
         };
+        // SAFETY: element `i` lies within `b` (n bytes, `sz` per element).
         unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
     }
     if specials && matches!(l.dtype, DataType::F32 | DataType::Bf16) && n > 0 {
@@ -28,6 +29,7 @@ fn fill(rng: &mut Rng, l: &Layout, specials: bool) -> Vec<u8> {
                 1e-40,
             ]);
             let i = rng.below(n / sz);
+            // SAFETY: element `i` lies within `b`.
             unsafe { dtype::store_f32(b.as_mut_ptr().add(i * sz), l.dtype, v, Numerics::Ieee) };
         }
     }

@@ -867,6 +867,7 @@ unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
 }
 
 /// Pixels the laned walk prefetches ahead.
+#[cfg(target_arch = "x86_64")]
 const PF: usize = 2;
 
 /// A diff_src row of a laned run, pixel by pixel: `nl` lanes of pixel `iw` go to
@@ -885,6 +886,8 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     ostride: usize,
     esz: usize,
 ) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = esz; // used by the x86 prefetch only
     for iw in 0..n_in {
         let o = out.add(iw * ostride);
         // Prefetch the next pixel's diff_dst lanes (every term row, every column).
