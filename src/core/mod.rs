@@ -9,9 +9,6 @@ mod canonical;
 mod copy;
 pub mod dtype;
 pub mod faults;
-// lanes, images, hlerp and planes deny unsafe_op_in_unsafe_fn themselves; mod.rs,
-// bwd_stream.rs and bwd_planes.rs (rewritten this session) still await their SAFETY pass.
-#[allow(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 mod kernels;
 pub mod layout;
 pub mod plan;

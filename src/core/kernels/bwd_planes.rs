@@ -196,23 +196,28 @@ unsafe fn chunk_body<const NEAREST: bool, const MO: usize>(
     wo: f32,
     acc: &mut [f32; V],
 ) {
-    let mut a = *acc;
-    for b in blocks {
-        for (q, a) in a.iter_mut().enumerate() {
-            let mut v = src.offset(b.off[q] as isize).read_unaligned();
-            if !NEAREST {
-                if MO == 1 {
-                    v *= wo;
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let mut a = *acc;
+        for b in blocks {
+            for (q, a) in a.iter_mut().enumerate() {
+                let mut v = src.offset(b.off[q] as isize).read_unaligned();
+                if !NEAREST {
+                    if MO == 1 {
+                        v *= wo;
+                    }
+                    v *= b.wh[q];
+                    v *= b.ww[q];
                 }
-                v *= b.wh[q];
-                v *= b.ww[q];
-            }
-            if b.valid[q] != 0 {
-                *a += v;
+                if b.valid[q] != 0 {
+                    *a += v;
+                }
             }
         }
+        *acc = a;
     }
-    *acc = a;
 }
 
 /// [`chunk_body`] with AVX2 gathers (also on AVX-512 machines, where 16-lane gathers are
@@ -225,23 +230,28 @@ unsafe fn chunk_avx2<const NEAREST: bool, const MO: usize>(
     wo: f32,
     acc: &mut [f32; V],
 ) {
-    use std::arch::x86_64::*;
-    let wov = _mm256_set1_ps(wo);
-    let mut a = _mm256_loadu_ps(acc.as_ptr());
-    for b in blocks {
-        let i = _mm256_load_si256(b.off.as_ptr() as *const __m256i);
-        let mut v = _mm256_i32gather_ps::<4>(src, i);
-        if !NEAREST {
-            if MO == 1 {
-                v = _mm256_mul_ps(v, wov);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        use std::arch::x86_64::*;
+        let wov = _mm256_set1_ps(wo);
+        let mut a = _mm256_loadu_ps(acc.as_ptr());
+        for b in blocks {
+            let i = _mm256_load_si256(b.off.as_ptr() as *const __m256i);
+            let mut v = _mm256_i32gather_ps::<4>(src, i);
+            if !NEAREST {
+                if MO == 1 {
+                    v = _mm256_mul_ps(v, wov);
+                }
+                v = _mm256_mul_ps(v, _mm256_load_ps(b.wh.as_ptr()));
+                v = _mm256_mul_ps(v, _mm256_load_ps(b.ww.as_ptr()));
             }
-            v = _mm256_mul_ps(v, _mm256_load_ps(b.wh.as_ptr()));
-            v = _mm256_mul_ps(v, _mm256_load_ps(b.ww.as_ptr()));
+            let m = _mm256_load_ps(b.valid.as_ptr() as *const f32);
+            a = _mm256_blendv_ps(a, _mm256_add_ps(a, v), m);
         }
-        let m = _mm256_load_ps(b.valid.as_ptr() as *const f32);
-        a = _mm256_blendv_ps(a, _mm256_add_ps(a, v), m);
+        _mm256_storeu_ps(acc.as_mut_ptr(), a);
     }
-    _mm256_storeu_ps(acc.as_mut_ptr(), a);
 }
 
 /// Runs combination `c` of `g` over one plane.
@@ -254,53 +264,66 @@ unsafe fn combo(
     wo: f32,
     acc: &mut [[f32; V]],
 ) {
-    #[inline(always)]
-    unsafe fn all<const N: bool, const MO: usize>(
-        g: &PlaneGeom,
-        c: usize,
-        src: *const f32,
-        wo: f32,
-        acc: &mut [[f32; V]],
-        avx2: bool,
-    ) {
-        let ranges = &g.ranges[c * g.nch..(c + 1) * g.nch];
-        for (a, &(b0, b1)) in acc.iter_mut().zip(ranges) {
-            let blocks = &g.blocks[b0 as usize..b1 as usize];
-            if blocks.is_empty() {
-                continue;
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        #[inline(always)]
+        unsafe fn all<const N: bool, const MO: usize>(
+            g: &PlaneGeom,
+            c: usize,
+            src: *const f32,
+            wo: f32,
+            acc: &mut [[f32; V]],
+            avx2: bool,
+        ) {
+            // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+            // here lies in the buffers the problem's layouts describe, this call's dst elements
+            // are written by it alone, and vector code runs only on an ISA the CPU has.
+            unsafe {
+                let ranges = &g.ranges[c * g.nch..(c + 1) * g.nch];
+                for (a, &(b0, b1)) in acc.iter_mut().zip(ranges) {
+                    let blocks = &g.blocks[b0 as usize..b1 as usize];
+                    if blocks.is_empty() {
+                        continue;
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    if avx2 {
+                        chunk_avx2::<N, MO>(src, blocks, wo, a);
+                        continue;
+                    }
+                    let _ = avx2;
+                    chunk_body::<N, MO>(src, blocks, wo, a);
+                }
             }
-            #[cfg(target_arch = "x86_64")]
-            if avx2 {
-                chunk_avx2::<N, MO>(src, blocks, wo, a);
-                continue;
-            }
-            let _ = avx2;
-            chunk_body::<N, MO>(src, blocks, wo, a);
         }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2<const N: bool, const MO: usize>(
-        g: &PlaneGeom,
-        c: usize,
-        src: *const f32,
-        wo: f32,
-        acc: &mut [[f32; V]],
-    ) {
-        all::<N, MO>(g, c, src, wo, acc, true)
-    }
-    #[cfg(target_arch = "x86_64")]
-    if simd::isa() != simd::Isa::Base {
-        return match (nearest, mo) {
-            (true, _) => avx2::<true, 0>(g, c, src, wo, acc),
-            (false, 0) => avx2::<false, 0>(g, c, src, wo, acc),
-            _ => avx2::<false, 1>(g, c, src, wo, acc),
-        };
-    }
-    match (nearest, mo) {
-        (true, _) => all::<true, 0>(g, c, src, wo, acc, false),
-        (false, 0) => all::<false, 0>(g, c, src, wo, acc, false),
-        _ => all::<false, 1>(g, c, src, wo, acc, false),
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<const N: bool, const MO: usize>(
+            g: &PlaneGeom,
+            c: usize,
+            src: *const f32,
+            wo: f32,
+            acc: &mut [[f32; V]],
+        ) {
+            // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+            // here lies in the buffers the problem's layouts describe, this call's dst elements
+            // are written by it alone, and vector code runs only on an ISA the CPU has.
+            unsafe { all::<N, MO>(g, c, src, wo, acc, true) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if simd::isa() != simd::Isa::Base {
+            return match (nearest, mo) {
+                (true, _) => avx2::<true, 0>(g, c, src, wo, acc),
+                (false, 0) => avx2::<false, 0>(g, c, src, wo, acc),
+                _ => avx2::<false, 1>(g, c, src, wo, acc),
+            };
+        }
+        match (nearest, mo) {
+            (true, _) => all::<true, 0>(g, c, src, wo, acc, false),
+            (false, 0) => all::<false, 0>(g, c, src, wo, acc, false),
+            _ => all::<false, 1>(g, c, src, wo, acc, false),
+        }
     }
 }
 
@@ -316,52 +339,57 @@ pub(crate) unsafe fn run(
     start: usize,
     end: usize,
 ) {
-    let (s, d) = (&p.src, &p.dst);
-    let rank = d.rank();
-    let nearest = p.alg == Algorithm::Nearest;
-    let outer = &g.outer;
-    let mo = if nearest { 0 } else { outer.len() };
-    debug_assert!(mo <= 1);
-    let mut acc = vec![[0f32; V]; g.nch];
-    let mut out = vec![0f32; g.np];
-    let mut runs = Runs::new(p, t, &[(g.h, 1, 0, 0), (g.w, 1, 0, 0)], start);
-    let src = b.src as *const f32;
-    for _ in start..end {
-        let idx = runs.pos;
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        runs.advance();
-        acc.fill([0.0; V]);
-        let no = outer.len();
-        let mut gi = [0usize; MAX_RANK];
-        loop {
-            if let Some(ls) = super::bwd_stream::lists(t, outer, &idx[..rank], &gi[..no]) {
-                for c in 0..g.ncombo {
-                    let mut pos = [0usize; MAX_RANK];
-                    loop {
-                        let mut off = sbase;
-                        let mut wo = 1f32;
-                        for a in 0..no {
-                            off += ls[a].0[pos[a]] as usize * s.strides[outer[a]];
-                            if a == 0 {
-                                wo = ls[a].1[pos[a]];
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let rank = d.rank();
+        let nearest = p.alg == Algorithm::Nearest;
+        let outer = &g.outer;
+        let mo = if nearest { 0 } else { outer.len() };
+        debug_assert!(mo <= 1);
+        let mut acc = vec![[0f32; V]; g.nch];
+        let mut out = vec![0f32; g.np];
+        let mut runs = Runs::new(p, t, &[(g.h, 1, 0, 0), (g.w, 1, 0, 0)], start);
+        let src = b.src as *const f32;
+        for _ in start..end {
+            let idx = runs.pos;
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            acc.fill([0.0; V]);
+            let no = outer.len();
+            let mut gi = [0usize; MAX_RANK];
+            loop {
+                if let Some(ls) = super::bwd_stream::lists(t, outer, &idx[..rank], &gi[..no]) {
+                    for c in 0..g.ncombo {
+                        let mut pos = [0usize; MAX_RANK];
+                        loop {
+                            let mut off = sbase;
+                            let mut wo = 1f32;
+                            for a in 0..no {
+                                off += ls[a].0[pos[a]] as usize * s.strides[outer[a]];
+                                if a == 0 {
+                                    wo = ls[a].1[pos[a]];
+                                }
                             }
-                        }
-                        combo(g, c, src.add(off), nearest, mo, wo, &mut acc);
-                        if !odometer(&mut pos[..no], |a| ls[a].0.len()) {
-                            break;
+                            combo(g, c, src.add(off), nearest, mo, wo, &mut acc);
+                            if !odometer(&mut pos[..no], |a| ls[a].0.len()) {
+                                break;
+                            }
                         }
                     }
                 }
+                if !odometer(&mut gi[..no], |a| t.bwd[outer[a]].as_ref().unwrap().groups) {
+                    break;
+                }
             }
-            if !odometer(&mut gi[..no], |a| t.bwd[outer[a]].as_ref().unwrap().groups) {
-                break;
+            for (&e, &v) in g.perm.iter().zip(acc.iter().flatten()) {
+                if e != u32::MAX {
+                    out[e as usize] = v;
+                }
             }
+            simd::store_contiguous(d.dtype, p.numerics, &out, b.dst.add(doff * d.dtype.size()));
         }
-        for (&e, &v) in g.perm.iter().zip(acc.iter().flatten()) {
-            if e != u32::MAX {
-                out[e as usize] = v;
-            }
-        }
-        simd::store_contiguous(d.dtype, p.numerics, &out, b.dst.add(doff * d.dtype.size()));
     }
 }

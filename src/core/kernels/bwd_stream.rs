@@ -328,12 +328,17 @@ pub(crate) unsafe fn run(
     start: usize,
     end: usize,
 ) {
-    if let Some(n) = g.flat {
-        return flat(p, n, b, start, end);
-    }
-    match &g.lane {
-        Some(l) => laned(p, t, g, l, b, start, end),
-        None => unlaned(p, t, g, b, start, end),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        if let Some(n) = g.flat {
+            return flat(p, n, b, start, end);
+        }
+        match &g.lane {
+            Some(l) => laned(p, t, g, l, b, start, end),
+            None => unlaned(p, t, g, b, start, end),
+        }
     }
 }
 
@@ -358,103 +363,108 @@ pub(super) fn lists<'a>(
 
 /// Unlaned rows (nchw-like: `w` is the unit-stride last axis).
 unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: usize, end: usize) {
-    let (s, d) = (&p.src, &p.dst);
-    let rank = d.rank();
-    let w = g.w;
-    let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-    let m = ra.len();
-    let (n_out, n_in) = (s.dims[w], d.dims[w]);
-    let nearest = p.alg == Algorithm::Nearest;
-    // Scaled rows are the source itself when nothing scales or converts them.
-    let direct = s.dtype == DataType::F32 && (nearest || m == 0) && aligned(b.src);
-    // Linear with one other axis over an f32 source: its weight is applied inside the
-    // segment sums, reading the source rows directly (no scaled-row pass).
-    let fused = s.dtype == DataType::F32
-        && !nearest
-        && m == 1
-        && aligned(b.src)
-        && g.segs.iter().all(|sg| sg.padded.is_none());
-    // f32 results accumulate in place in diff_src (rows are contiguous).
-    let in_place = d.dtype == DataType::F32 && aligned(b.dst);
-    let mut acc = vec![0f32; n_in];
-    let mut tbuf: Vec<f32> = Vec::new();
-    let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
-    for _ in start..end {
-        let idx = runs.pos;
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        runs.advance();
-        // SAFETY: this diff_src row (n_in contiguous, aligned f32) belongs to this run only.
-        let acc: &mut [f32] = if in_place {
-            std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), n_in)
-        } else {
-            &mut acc
-        };
-        acc.fill(0.0);
-        let mut gi = [0usize; MAX_RANK];
-        loop {
-            if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
-                let npos: usize = ls[..m].iter().map(|l| l.0.len()).product();
-                // Row offsets and weight prefixes of the combination's output positions.
-                let row = |q: usize| {
-                    let mut rem = q;
-                    let mut off = sbase;
-                    let mut wv = [1f32; 3];
-                    for a in (0..m).rev() {
-                        let n = ls[a].0.len();
-                        let k = rem % n;
-                        rem /= n;
-                        off += ls[a].0[k] as usize * s.strides[ra[a]];
-                        if a < 3 {
-                            wv[a] = ls[a].1[k];
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let rank = d.rank();
+        let w = g.w;
+        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let m = ra.len();
+        let (n_out, n_in) = (s.dims[w], d.dims[w]);
+        let nearest = p.alg == Algorithm::Nearest;
+        // Scaled rows are the source itself when nothing scales or converts them.
+        let direct = s.dtype == DataType::F32 && (nearest || m == 0) && aligned(b.src);
+        // Linear with one other axis over an f32 source: its weight is applied inside the
+        // segment sums, reading the source rows directly (no scaled-row pass).
+        let fused = s.dtype == DataType::F32
+            && !nearest
+            && m == 1
+            && aligned(b.src)
+            && g.segs.iter().all(|sg| sg.padded.is_none());
+        // f32 results accumulate in place in diff_src (rows are contiguous).
+        let in_place = d.dtype == DataType::F32 && aligned(b.dst);
+        let mut acc = vec![0f32; n_in];
+        let mut tbuf: Vec<f32> = Vec::new();
+        let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
+        for _ in start..end {
+            let idx = runs.pos;
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            // SAFETY: this diff_src row (n_in contiguous, aligned f32) belongs to this run only.
+            let acc: &mut [f32] = if in_place {
+                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), n_in)
+            } else {
+                &mut acc
+            };
+            acc.fill(0.0);
+            let mut gi = [0usize; MAX_RANK];
+            loop {
+                if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
+                    let npos: usize = ls[..m].iter().map(|l| l.0.len()).product();
+                    // Row offsets and weight prefixes of the combination's output positions.
+                    let row = |q: usize| {
+                        let mut rem = q;
+                        let mut off = sbase;
+                        let mut wv = [1f32; 3];
+                        for a in (0..m).rev() {
+                            let n = ls[a].0.len();
+                            let k = rem % n;
+                            rem /= n;
+                            off += ls[a].0[k] as usize * s.strides[ra[a]];
+                            if a < 3 {
+                                wv[a] = ls[a].1[k];
+                            }
+                        }
+                        (off, wv)
+                    };
+                    let ms = if nearest { 0 } else { m };
+                    let cache = !direct && !fused && npos.saturating_mul(n_out) <= T_CACHE;
+                    if cache {
+                        tbuf.resize(npos * n_out, 0.0);
+                        for q in 0..npos {
+                            let (off, wv) = row(q);
+                            scale_row(
+                                s.dtype,
+                                ms,
+                                b.src,
+                                off,
+                                &wv,
+                                &mut tbuf[q * n_out..][..n_out],
+                            );
+                        }
+                    } else if !direct && !fused {
+                        tbuf.resize(n_out, 0.0);
+                    }
+                    for seg in &g.segs {
+                        for q in 0..npos {
+                            if fused {
+                                let (off, wv) = row(q);
+                                let tr = (b.src as *const f32).add(off);
+                                seg_sum(tr, seg, nearest, Some(wv[0]), acc);
+                                continue;
+                            }
+                            let tr: *const f32 = if direct {
+                                (b.src as *const f32).add(row(q).0)
+                            } else if cache {
+                                tbuf.as_ptr().add(q * n_out)
+                            } else {
+                                let (off, wv) = row(q);
+                                scale_row(s.dtype, ms, b.src, off, &wv, &mut tbuf[..n_out]);
+                                tbuf.as_ptr()
+                            };
+                            seg_sum(tr, seg, nearest, None, acc);
                         }
                     }
-                    (off, wv)
-                };
-                let ms = if nearest { 0 } else { m };
-                let cache = !direct && !fused && npos.saturating_mul(n_out) <= T_CACHE;
-                if cache {
-                    tbuf.resize(npos * n_out, 0.0);
-                    for q in 0..npos {
-                        let (off, wv) = row(q);
-                        scale_row(
-                            s.dtype,
-                            ms,
-                            b.src,
-                            off,
-                            &wv,
-                            &mut tbuf[q * n_out..][..n_out],
-                        );
-                    }
-                } else if !direct && !fused {
-                    tbuf.resize(n_out, 0.0);
                 }
-                for seg in &g.segs {
-                    for q in 0..npos {
-                        if fused {
-                            let (off, wv) = row(q);
-                            let tr = (b.src as *const f32).add(off);
-                            seg_sum(tr, seg, nearest, Some(wv[0]), acc);
-                            continue;
-                        }
-                        let tr: *const f32 = if direct {
-                            (b.src as *const f32).add(row(q).0)
-                        } else if cache {
-                            tbuf.as_ptr().add(q * n_out)
-                        } else {
-                            let (off, wv) = row(q);
-                            scale_row(s.dtype, ms, b.src, off, &wv, &mut tbuf[..n_out]);
-                            tbuf.as_ptr()
-                        };
-                        seg_sum(tr, seg, nearest, None, acc);
-                    }
+                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+                    break;
                 }
             }
-            if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
-                break;
+            if !in_place {
+                simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add(doff * d.dtype.size()));
             }
-        }
-        if !in_place {
-            simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add(doff * d.dtype.size()));
         }
     }
 }
@@ -462,48 +472,66 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
 /// The flat walk: `0.0 + x` per element (the reference's accumulation of a single term:
 /// it turns -0.0 into +0.0), then the usual store.
 unsafe fn flat(p: &Problem, n: usize, b: Bufs<'_>, start: usize, end: usize) {
-    let (s, d) = (&p.src, &p.dst);
-    let f32_only = s.dtype == DataType::F32 && d.dtype == DataType::F32;
-    let mut buf = vec![0f32; if f32_only { 0 } else { FLAT.min(n) }];
-    for r in start..end {
-        let i0 = r * FLAT;
-        let c = FLAT.min(n - i0);
-        if f32_only {
-            let sp = (b.src as *const f32).add(s.offset + i0);
-            add_zero_f32(sp, (b.dst as *mut f32).add(d.offset + i0), c);
-            continue;
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let f32_only = s.dtype == DataType::F32 && d.dtype == DataType::F32;
+        let mut buf = vec![0f32; if f32_only { 0 } else { FLAT.min(n) }];
+        for r in start..end {
+            let i0 = r * FLAT;
+            let c = FLAT.min(n - i0);
+            if f32_only {
+                let sp = (b.src as *const f32).add(s.offset + i0);
+                add_zero_f32(sp, (b.dst as *mut f32).add(d.offset + i0), c);
+                continue;
+            }
+            let v = &mut buf[..c];
+            scale_row(s.dtype, 0, b.src, s.offset + i0, &[1.0; 3], v);
+            add_zero(v);
+            simd::store_contiguous(
+                d.dtype,
+                p.numerics,
+                v,
+                b.dst.add((d.offset + i0) * d.dtype.size()),
+            );
         }
-        let v = &mut buf[..c];
-        scale_row(s.dtype, 0, b.src, s.offset + i0, &[1.0; 3], v);
-        add_zero(v);
-        simd::store_contiguous(
-            d.dtype,
-            p.numerics,
-            v,
-            b.dst.add((d.offset + i0) * d.dtype.size()),
-        );
     }
 }
 
 /// `dst[i] = 0.0 + src[i]` over f32 of any alignment, in one pass.
 unsafe fn add_zero_f32(src: *const f32, dst: *mut f32, n: usize) {
-    #[inline(always)]
-    unsafe fn body(src: *const f32, dst: *mut f32, n: usize) {
-        for i in 0..n {
-            dst.add(i)
-                .write_unaligned(src.add(i).read_unaligned() + 0.0);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        #[inline(always)]
+        unsafe fn body(src: *const f32, dst: *mut f32, n: usize) {
+            // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+            // here lies in the buffers the problem's layouts describe, this call's dst elements
+            // are written by it alone, and vector code runs only on an ISA the CPU has.
+            unsafe {
+                for i in 0..n {
+                    dst.add(i)
+                        .write_unaligned(src.add(i).read_unaligned() + 0.0);
+                }
+            }
         }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2(src: *const f32, dst: *mut f32, n: usize) {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(src: *const f32, dst: *mut f32, n: usize) {
+            // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+            // here lies in the buffers the problem's layouts describe, this call's dst elements
+            // are written by it alone, and vector code runs only on an ISA the CPU has.
+            unsafe { body(src, dst, n) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if simd::isa() != simd::Isa::Base {
+            return avx2(src, dst, n);
+        }
         body(src, dst, n)
     }
-    #[cfg(target_arch = "x86_64")]
-    if simd::isa() != simd::Isa::Base {
-        return avx2(src, dst, n);
-    }
-    body(src, dst, n)
 }
 
 /// `v = 0.0 + v` (not a no-op: -0.0 becomes +0.0).
@@ -538,30 +566,35 @@ fn aligned(p: *const u8) -> bool {
 /// other-axis weight (the product the scaled row would hold); only for segments without a
 /// padded table.
 unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>, acc: &mut [f32]) {
-    match (&seg.uniform, &seg.padded) {
-        (Some(u), _) => seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0)),
-        (None, Some(pd)) => {
-            debug_assert!(scale.is_none());
-            seg_gather(tr, pd, &seg.len, nearest, acc);
-        }
-        (None, None) => {}
-    }
-    for &iw in &seg.rest {
-        let iw = iw as usize;
-        let (st, ln, wo) = (
-            seg.start[iw] as usize,
-            seg.len[iw] as usize,
-            seg.wofs[iw] as usize,
-        );
-        let mut v = acc[iw];
-        for (j, &ww) in seg.wt[wo..wo + ln].iter().enumerate() {
-            let mut x = *tr.add(st + j);
-            if let Some(wh) = scale {
-                x *= wh;
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        match (&seg.uniform, &seg.padded) {
+            (Some(u), _) => seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0)),
+            (None, Some(pd)) => {
+                debug_assert!(scale.is_none());
+                seg_gather(tr, pd, &seg.len, nearest, acc);
             }
-            v += if nearest { x } else { x * ww };
+            (None, None) => {}
         }
-        acc[iw] = v;
+        for &iw in &seg.rest {
+            let iw = iw as usize;
+            let (st, ln, wo) = (
+                seg.start[iw] as usize,
+                seg.len[iw] as usize,
+                seg.wofs[iw] as usize,
+            );
+            let mut v = acc[iw];
+            for (j, &ww) in seg.wt[wo..wo + ln].iter().enumerate() {
+                let mut x = *tr.add(st + j);
+                if let Some(wh) = scale {
+                    x *= wh;
+                }
+                v += if nearest { x } else { x * ww };
+            }
+            acc[iw] = v;
+        }
     }
 }
 
@@ -576,21 +609,26 @@ unsafe fn seg_uniform_body<const K: usize, const L: usize, const MODE: u8>(
     wh: f32,
     acc: *mut f32,
 ) {
-    // Column of element i0 + q is K * (i0 + q) + c >= 0 (checked when the table was built).
-    let base = tr.offset((K * i0) as isize + c);
-    for q in 0..n {
-        let mut v = *acc.add(q);
-        let row = base.add(K * q);
-        for j in 0..L {
-            let x = *row.add(j);
-            // MODE 0: nearest; 1: `x * w`; 2: `(x * wh) * w` (the scaled row, fused).
-            v += match MODE {
-                0 => x,
-                1 => x * *w.add(j * n + q),
-                _ => (x * wh) * *w.add(j * n + q),
-            };
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        // Column of element i0 + q is K * (i0 + q) + c >= 0 (checked when the table was built).
+        let base = tr.offset((K * i0) as isize + c);
+        for q in 0..n {
+            let mut v = *acc.add(q);
+            let row = base.add(K * q);
+            for j in 0..L {
+                let x = *row.add(j);
+                // MODE 0: nearest; 1: `x * w`; 2: `(x * wh) * w` (the scaled row, fused).
+                v += match MODE {
+                    0 => x,
+                    1 => x * *w.add(j * n + q),
+                    _ => (x * wh) * *w.add(j * n + q),
+                };
+            }
+            *acc.add(q) = v;
         }
-        *acc.add(q) = v;
     }
 }
 
@@ -601,57 +639,77 @@ unsafe fn seg_uniform(
     scale: Option<f32>,
     acc: *mut f32,
 ) {
-    macro_rules! isa_fns {
-        ($($k:literal, $l:literal);*) => {{
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2")]
-            unsafe fn avx2<const K: usize, const L: usize, const N: u8>(
-                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
-            ) {
-                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
-            }
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f")]
-            unsafe fn avx512<const K: usize, const L: usize, const N: u8>(
-                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
-            ) {
-                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
-            }
-            unsafe fn base<const K: usize, const L: usize, const N: u8>(
-                tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
-            ) {
-                seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
-            }
-            let (n, w) = (u.i1 - u.i0, u.w.as_ptr());
-            let isa = simd::isa();
-            let mode = match (nearest, scale) {
-                (true, _) => 0u8,
-                (false, None) => 1,
-                (false, Some(_)) => 2,
-            };
-            let wh = scale.unwrap_or(1.0);
-            macro_rules! by_isa {
-                ($kk:literal, $ll:literal, $mm:literal) => {
-                    match isa {
-                        #[cfg(target_arch = "x86_64")]
-                        simd::Isa::Avx512 => avx512::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
-                        #[cfg(target_arch = "x86_64")]
-                        simd::Isa::Avx2 => avx2::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
-                        _ => base::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        macro_rules! isa_fns {
+            ($($k:literal, $l:literal);*) => {{
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2<const K: usize, const L: usize, const N: u8>(
+                    tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
+                ) {
+                    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                    // here lies in the buffers the problem's layouts describe, this call's dst elements
+                    // are written by it alone, and vector code runs only on an ISA the CPU has.
+                    unsafe {
+                        seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
                     }
+                }
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = "avx512f")]
+                unsafe fn avx512<const K: usize, const L: usize, const N: u8>(
+                    tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
+                ) {
+                    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                    // here lies in the buffers the problem's layouts describe, this call's dst elements
+                    // are written by it alone, and vector code runs only on an ISA the CPU has.
+                    unsafe {
+                        seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
+                    }
+                }
+                unsafe fn base<const K: usize, const L: usize, const N: u8>(
+                    tr: *const f32, c: isize, i0: usize, n: usize, w: *const f32, wh: f32, acc: *mut f32,
+                ) {
+                    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                    // here lies in the buffers the problem's layouts describe, this call's dst elements
+                    // are written by it alone, and vector code runs only on an ISA the CPU has.
+                    unsafe {
+                        seg_uniform_body::<K, L, N>(tr, c, i0, n, w, wh, acc)
+                    }
+                }
+                let (n, w) = (u.i1 - u.i0, u.w.as_ptr());
+                let isa = simd::isa();
+                let mode = match (nearest, scale) {
+                    (true, _) => 0u8,
+                    (false, None) => 1,
+                    (false, Some(_)) => 2,
                 };
-            }
-            match (u.k, u.len, mode) {
-                $(
-                    ($k, $l, 0) => by_isa!($k, $l, 0),
-                    ($k, $l, 1) => by_isa!($k, $l, 1),
-                    ($k, $l, _) => by_isa!($k, $l, 2),
-                )*
-                _ => unreachable!("uniform shapes are 1..=4 by construction"),
-            }
-        }};
+                let wh = scale.unwrap_or(1.0);
+                macro_rules! by_isa {
+                    ($kk:literal, $ll:literal, $mm:literal) => {
+                        match isa {
+                            #[cfg(target_arch = "x86_64")]
+                            simd::Isa::Avx512 => avx512::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                            #[cfg(target_arch = "x86_64")]
+                            simd::Isa::Avx2 => avx2::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                            _ => base::<$kk, $ll, $mm>(tr, u.c, u.i0, n, w, wh, acc),
+                        }
+                    };
+                }
+                match (u.k, u.len, mode) {
+                    $(
+                        ($k, $l, 0) => by_isa!($k, $l, 0),
+                        ($k, $l, 1) => by_isa!($k, $l, 1),
+                        ($k, $l, _) => by_isa!($k, $l, 2),
+                    )*
+                    _ => unreachable!("uniform shapes are 1..=4 by construction"),
+                }
+            }};
+        }
+        isa_fns!(1,1; 1,2; 1,3; 1,4; 2,1; 2,2; 2,3; 2,4; 3,1; 3,2; 3,3; 3,4; 4,1; 4,2; 4,3; 4,4)
     }
-    isa_fns!(1,1; 1,2; 1,3; 1,4; 2,1; 2,2; 2,3; 2,4; 3,1; 3,2; 3,3; 3,4; 4,1; 4,2; 4,3; 4,4)
 }
 
 /// The padded lists: per column position `j`, gather `t` for every element and add where
@@ -666,78 +724,94 @@ unsafe fn seg_gather_body<const NEAREST: bool>(
     acc: *mut f32,
     n: usize,
 ) {
-    const CH: usize = 64;
-    let mut xs = [0f32; CH];
-    let (acc, len) = (
-        std::slice::from_raw_parts_mut(acc, n),
-        std::slice::from_raw_parts(len, n),
-    );
-    for j in 0..lmax {
-        let (ij, wj) = (
-            std::slice::from_raw_parts(idx.add(j * n), n),
-            std::slice::from_raw_parts(w.add(j * n), n),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        const CH: usize = 64;
+        let mut xs = [0f32; CH];
+        let (acc, len) = (
+            std::slice::from_raw_parts_mut(acc, n),
+            std::slice::from_raw_parts(len, n),
         );
-        let mut q0 = 0;
-        while q0 < n {
-            let c = CH.min(n - q0);
-            // Gather (scalar), then a vector multiply and select over the chunk.
-            // Signed 32-bit indices (rows this long are < 2^31, checked at plan time) let
-            // the vector gathers use 32-bit lanes.
-            for (x, &i) in xs[..c].iter_mut().zip(&ij[q0..q0 + c]) {
-                *x = *tr.offset(i as i32 as isize);
+        for j in 0..lmax {
+            let (ij, wj) = (
+                std::slice::from_raw_parts(idx.add(j * n), n),
+                std::slice::from_raw_parts(w.add(j * n), n),
+            );
+            let mut q0 = 0;
+            while q0 < n {
+                let c = CH.min(n - q0);
+                // Gather (scalar), then a vector multiply and select over the chunk.
+                // Signed 32-bit indices (rows this long are < 2^31, checked at plan time) let
+                // the vector gathers use 32-bit lanes.
+                for (x, &i) in xs[..c].iter_mut().zip(&ij[q0..q0 + c]) {
+                    *x = *tr.offset(i as i32 as isize);
+                }
+                let (a, l, wv) = (&mut acc[q0..q0 + c], &len[q0..q0 + c], &wj[q0..q0 + c]);
+                for q in 0..c {
+                    let p = if NEAREST { xs[q] } else { xs[q] * wv[q] };
+                    a[q] = if (j as u32) < l[q] { a[q] + p } else { a[q] };
+                }
+                q0 += c;
             }
-            let (a, l, wv) = (&mut acc[q0..q0 + c], &len[q0..q0 + c], &wj[q0..q0 + c]);
-            for q in 0..c {
-                let p = if NEAREST { xs[q] } else { xs[q] * wv[q] };
-                a[q] = if (j as u32) < l[q] { a[q] + p } else { a[q] };
-            }
-            q0 += c;
         }
     }
 }
 
 unsafe fn seg_gather(tr: *const f32, pd: &Padded, len: &[u32], nearest: bool, acc: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2<const N: bool>(
-        tr: *const f32,
-        lmax: usize,
-        idx: *const u32,
-        w: *const f32,
-        len: *const u32,
-        acc: *mut f32,
-        n: usize,
-    ) {
-        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
-    }
-    unsafe fn base<const N: bool>(
-        tr: *const f32,
-        lmax: usize,
-        idx: *const u32,
-        w: *const f32,
-        len: *const u32,
-        acc: *mut f32,
-        n: usize,
-    ) {
-        seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n)
-    }
-    let (l, i, w, ln, a, n) = (
-        pd.lmax,
-        pd.idx.as_ptr(),
-        pd.w.as_ptr(),
-        len.as_ptr(),
-        acc.as_mut_ptr(),
-        acc.len(),
-    );
-    // AVX2 also on AVX-512 machines: its 8-lane gathers measured faster (Zen 4: 56->75
-    // linear nchw 10.6 vs 15.2 ms); the bits are the same either way.
-    match (simd::isa(), nearest) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
         #[cfg(target_arch = "x86_64")]
-        (simd::Isa::Avx512 | simd::Isa::Avx2, true) => avx2::<true>(tr, l, i, w, ln, a, n),
-        #[cfg(target_arch = "x86_64")]
-        (simd::Isa::Avx512 | simd::Isa::Avx2, false) => avx2::<false>(tr, l, i, w, ln, a, n),
-        (_, true) => base::<true>(tr, l, i, w, ln, a, n),
-        (_, false) => base::<false>(tr, l, i, w, ln, a, n),
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<const N: bool>(
+            tr: *const f32,
+            lmax: usize,
+            idx: *const u32,
+            w: *const f32,
+            len: *const u32,
+            acc: *mut f32,
+            n: usize,
+        ) {
+            // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+            // here lies in the buffers the problem's layouts describe, this call's dst elements
+            // are written by it alone, and vector code runs only on an ISA the CPU has.
+            unsafe { seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n) }
+        }
+        unsafe fn base<const N: bool>(
+            tr: *const f32,
+            lmax: usize,
+            idx: *const u32,
+            w: *const f32,
+            len: *const u32,
+            acc: *mut f32,
+            n: usize,
+        ) {
+            // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+            // here lies in the buffers the problem's layouts describe, this call's dst elements
+            // are written by it alone, and vector code runs only on an ISA the CPU has.
+            unsafe { seg_gather_body::<N>(tr, lmax, idx, w, len, acc, n) }
+        }
+        let (l, i, w, ln, a, n) = (
+            pd.lmax,
+            pd.idx.as_ptr(),
+            pd.w.as_ptr(),
+            len.as_ptr(),
+            acc.as_mut_ptr(),
+            acc.len(),
+        );
+        // AVX2 also on AVX-512 machines: its 8-lane gathers measured faster (Zen 4: 56->75
+        // linear nchw 10.6 vs 15.2 ms); the bits are the same either way.
+        match (simd::isa(), nearest) {
+            #[cfg(target_arch = "x86_64")]
+            (simd::Isa::Avx512 | simd::Isa::Avx2, true) => avx2::<true>(tr, l, i, w, ln, a, n),
+            #[cfg(target_arch = "x86_64")]
+            (simd::Isa::Avx512 | simd::Isa::Avx2, false) => avx2::<false>(tr, l, i, w, ln, a, n),
+            (_, true) => base::<true>(tr, l, i, w, ln, a, n),
+            (_, false) => base::<false>(tr, l, i, w, ln, a, n),
+        }
     }
 }
 
@@ -749,15 +823,20 @@ unsafe fn scale_row_body<S: Src, const M: usize>(
     w: &[f32; 3],
     out: &mut [f32],
 ) {
-    let [w0, w1, w2] = *w;
-    for (i, o) in out.iter_mut().enumerate() {
-        let x = S::get(src, off + i);
-        *o = match M {
-            0 => x,
-            1 => x * w0,
-            2 => (x * w0) * w1,
-            _ => ((x * w0) * w1) * w2,
-        };
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let [w0, w1, w2] = *w;
+        for (i, o) in out.iter_mut().enumerate() {
+            let x = S::get(src, off + i);
+            *o = match M {
+                0 => x,
+                1 => x * w0,
+                2 => (x * w0) * w1,
+                _ => ((x * w0) * w1) * w2,
+            };
+        }
     }
 }
 
@@ -769,42 +848,71 @@ macro_rules! multiversion_sm {
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2")]
             unsafe fn avx2<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                // here lies in the buffers the problem's layouts describe, this call's dst elements
+                // are written by it alone, and vector code runs only on an ISA the CPU has.
+                unsafe {
+                    $body::<S, M>($($arg),*)
+                }
             }
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f")]
             unsafe fn avx512<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                // here lies in the buffers the problem's layouts describe, this call's dst elements
+                // are written by it alone, and vector code runs only on an ISA the CPU has.
+                unsafe {
+                    $body::<S, M>($($arg),*)
+                }
             }
             unsafe fn base<S: Src, const M: usize>($($arg: $ty),*) {
-                $body::<S, M>($($arg),*)
+                // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                // here lies in the buffers the problem's layouts describe, this call's dst elements
+                // are written by it alone, and vector code runs only on an ISA the CPU has.
+                unsafe {
+                    $body::<S, M>($($arg),*)
+                }
             }
             unsafe fn by_m<S: Src, const M: usize>($($arg: $ty),*) {
-                match simd::isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    simd::Isa::Avx512 => avx512::<S, M>($($arg),*),
-                    #[cfg(target_arch = "x86_64")]
-                    simd::Isa::Avx2 => avx2::<S, M>($($arg),*),
-                    _ => base::<S, M>($($arg),*),
+                // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                // here lies in the buffers the problem's layouts describe, this call's dst elements
+                // are written by it alone, and vector code runs only on an ISA the CPU has.
+                unsafe {
+                    match simd::isa() {
+                        #[cfg(target_arch = "x86_64")]
+                        simd::Isa::Avx512 => avx512::<S, M>($($arg),*),
+                        #[cfg(target_arch = "x86_64")]
+                        simd::Isa::Avx2 => avx2::<S, M>($($arg),*),
+                        _ => base::<S, M>($($arg),*),
+                    }
                 }
             }
             unsafe fn pick<S: Src>(m: usize, $($arg: $ty),*) {
-                match m {
-                    0 => by_m::<S, 0>($($arg),*),
-                    1 => by_m::<S, 1>($($arg),*),
-                    2 => by_m::<S, 2>($($arg),*),
-                    _ => by_m::<S, 3>($($arg),*),
+                // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+                // here lies in the buffers the problem's layouts describe, this call's dst elements
+                // are written by it alone, and vector code runs only on an ISA the CPU has.
+                unsafe {
+                    match m {
+                        0 => by_m::<S, 0>($($arg),*),
+                        1 => by_m::<S, 1>($($arg),*),
+                        2 => by_m::<S, 2>($($arg),*),
+                        _ => by_m::<S, 3>($($arg),*),
+                    }
                 }
             }
             debug_assert!(m <= 3);
-            match dt {
-                DataType::F32 => pick::<F32s>(m, $($arg),*),
-                DataType::Bf16 => pick::<Bf16s>(m, $($arg),*),
-                DataType::F16 => pick::<F16s>(m, $($arg),*),
-                DataType::S32 => pick::<S32s>(m, $($arg),*),
-                DataType::S8 => pick::<S8s>(m, $($arg),*),
-                DataType::U8 => pick::<U8s>(m, $($arg),*),
-                DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+            // SAFETY: the caller's contract is passed on; each variant runs only on the ISA
+            // `simd::isa()` reports.
+            unsafe {
+                match dt {
+                    DataType::F32 => pick::<F32s>(m, $($arg),*),
+                    DataType::Bf16 => pick::<Bf16s>(m, $($arg),*),
+                    DataType::F16 => pick::<F16s>(m, $($arg),*),
+                    DataType::S32 => pick::<S32s>(m, $($arg),*),
+                    DataType::S8 => pick::<S8s>(m, $($arg),*),
+                    DataType::U8 => pick::<U8s>(m, $($arg),*),
+                    DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+                }
             }
         }
     };
@@ -835,34 +943,39 @@ unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
     l0: usize,
     out: *mut f32,
 ) {
-    let mut r = [0f32; LB];
-    for &(t0, t1) in combos {
-        for seg in segs {
-            let (st, ln, wo) = (
-                seg.start[iw] as usize,
-                seg.len[iw] as usize,
-                seg.wofs[iw] as usize,
-            );
-            let wts = &seg.wt[wo..wo + ln];
-            for t in &terms[t0 as usize..t1 as usize] {
-                let base = t.off + st * pss + l0;
-                for (j, &ww) in wts.iter().enumerate() {
-                    let p = base + j * pss;
-                    for (q, v) in r.iter_mut().enumerate() {
-                        let x = S::get(src, p + q);
-                        *v += match M {
-                            0 => x,
-                            1 => x * ww,
-                            2 => (x * t.w[0]) * ww,
-                            _ => ((x * t.w[0]) * t.w[1]) * ww,
-                        };
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let mut r = [0f32; LB];
+        for &(t0, t1) in combos {
+            for seg in segs {
+                let (st, ln, wo) = (
+                    seg.start[iw] as usize,
+                    seg.len[iw] as usize,
+                    seg.wofs[iw] as usize,
+                );
+                let wts = &seg.wt[wo..wo + ln];
+                for t in &terms[t0 as usize..t1 as usize] {
+                    let base = t.off + st * pss + l0;
+                    for (j, &ww) in wts.iter().enumerate() {
+                        let p = base + j * pss;
+                        for (q, v) in r.iter_mut().enumerate() {
+                            let x = S::get(src, p + q);
+                            *v += match M {
+                                0 => x,
+                                1 => x * ww,
+                                2 => (x * t.w[0]) * ww,
+                                _ => ((x * t.w[0]) * t.w[1]) * ww,
+                            };
+                        }
                     }
                 }
             }
         }
-    }
-    for (q, &v) in r.iter().enumerate() {
-        out.add(q).write_unaligned(v);
+        for (q, &v) in r.iter().enumerate() {
+            out.add(q).write_unaligned(v);
+        }
     }
 }
 
@@ -886,50 +999,55 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     ostride: usize,
     esz: usize,
 ) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = esz; // used by the x86 prefetch only
-    for iw in 0..n_in {
-        let o = out.add(iw * ostride);
-        // Prefetch the next pixel's diff_dst lanes (every term row, every column).
-        #[cfg(target_arch = "x86_64")]
-        if iw + PF < n_in && pss == nl && esz * nl >= 128 {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            for seg in segs {
-                let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
-                if ln == 0 {
-                    continue;
-                }
-                for t in terms {
-                    let a = src.add((t.off + st * pss) * esz);
-                    let bytes = ((ln - 1) * pss + nl) * esz;
-                    let mut k = 0;
-                    while k < bytes {
-                        _mm_prefetch::<_MM_HINT_T0>(a.add(k) as *const i8);
-                        k += 64;
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = esz; // used by the x86 prefetch only
+        for iw in 0..n_in {
+            let o = out.add(iw * ostride);
+            // Prefetch the next pixel's diff_dst lanes (every term row, every column).
+            #[cfg(target_arch = "x86_64")]
+            if iw + PF < n_in && pss == nl && esz * nl >= 128 {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                for seg in segs {
+                    let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
+                    if ln == 0 {
+                        continue;
+                    }
+                    for t in terms {
+                        let a = src.add((t.off + st * pss) * esz);
+                        let bytes = ((ln - 1) * pss + nl) * esz;
+                        let mut k = 0;
+                        while k < bytes {
+                            _mm_prefetch::<_MM_HINT_T0>(a.add(k) as *const i8);
+                            k += 64;
+                        }
                     }
                 }
             }
-        }
-        let mut l0 = 0;
-        while l0 + 64 <= nl {
-            px_body::<S, M, 64>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
-            l0 += 64;
-        }
-        while l0 + 32 <= nl {
-            px_body::<S, M, 32>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
-            l0 += 32;
-        }
-        while l0 + 16 <= nl {
-            px_body::<S, M, 16>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
-            l0 += 16;
-        }
-        while l0 + 8 <= nl {
-            px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
-            l0 += 8;
-        }
-        while l0 < nl {
-            px_body::<S, M, 1>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
-            l0 += 1;
+            let mut l0 = 0;
+            while l0 + 64 <= nl {
+                px_body::<S, M, 64>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+                l0 += 64;
+            }
+            while l0 + 32 <= nl {
+                px_body::<S, M, 32>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+                l0 += 32;
+            }
+            while l0 + 16 <= nl {
+                px_body::<S, M, 16>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+                l0 += 16;
+            }
+            while l0 + 8 <= nl {
+                px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+                l0 += 8;
+            }
+            while l0 < nl {
+                px_body::<S, M, 1>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
+                l0 += 1;
+            }
         }
     }
 }
@@ -951,109 +1069,114 @@ unsafe fn laned(
     start: usize,
     end: usize,
 ) {
-    let (s, d) = (&p.src, &p.dst);
-    let rank = d.rank();
-    let w = g.w;
-    let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-    let m = ra.len();
-    let n_in = d.dims[w];
-    let dsz = d.dtype.size();
-    let cdim = d.dims[la.c];
-    let (pss, pds) = (s.strides[w], d.strides[w]);
-    let mut buf: Vec<f32> = Vec::new();
-    let mut terms: Vec<Term> = Vec::new();
-    let mut combos: Vec<(u32, u32)> = Vec::new();
-    let mut runs = Runs::new(
-        p,
-        t,
-        &[(la.c, la.nblk, la.blk_dst, la.blk_src), (w, 1, 0, 0)],
-        start,
-    );
-    for _ in start..end {
-        let blk = runs.pos[la.c];
-        let idx = runs.pos;
-        let valid = la.block.min(cdim - (blk * la.block).min(cdim));
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        runs.advance();
-        // The run's other-axis terms, by group combination.
-        terms.clear();
-        combos.clear();
-        let mut gi = [0usize; MAX_RANK];
-        loop {
-            if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
-                let t0 = terms.len() as u32;
-                let mut pos = [0usize; MAX_RANK];
-                loop {
-                    let mut tm = Term {
-                        off: sbase,
-                        w: [1.0; 2],
-                    };
-                    for a in 0..m {
-                        tm.off += ls[a].0[pos[a]] as usize * s.strides[ra[a]];
-                        if a < 2 {
-                            tm.w[a] = ls[a].1[pos[a]];
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let rank = d.rank();
+        let w = g.w;
+        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let m = ra.len();
+        let n_in = d.dims[w];
+        let dsz = d.dtype.size();
+        let cdim = d.dims[la.c];
+        let (pss, pds) = (s.strides[w], d.strides[w]);
+        let mut buf: Vec<f32> = Vec::new();
+        let mut terms: Vec<Term> = Vec::new();
+        let mut combos: Vec<(u32, u32)> = Vec::new();
+        let mut runs = Runs::new(
+            p,
+            t,
+            &[(la.c, la.nblk, la.blk_dst, la.blk_src), (w, 1, 0, 0)],
+            start,
+        );
+        for _ in start..end {
+            let blk = runs.pos[la.c];
+            let idx = runs.pos;
+            let valid = la.block.min(cdim - (blk * la.block).min(cdim));
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            // The run's other-axis terms, by group combination.
+            terms.clear();
+            combos.clear();
+            let mut gi = [0usize; MAX_RANK];
+            loop {
+                if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
+                    let t0 = terms.len() as u32;
+                    let mut pos = [0usize; MAX_RANK];
+                    loop {
+                        let mut tm = Term {
+                            off: sbase,
+                            w: [1.0; 2],
+                        };
+                        for a in 0..m {
+                            tm.off += ls[a].0[pos[a]] as usize * s.strides[ra[a]];
+                            if a < 2 {
+                                tm.w[a] = ls[a].1[pos[a]];
+                            }
+                        }
+                        terms.push(tm);
+                        if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
+                            break;
                         }
                     }
-                    terms.push(tm);
-                    if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
-                        break;
+                    combos.push((t0, terms.len() as u32));
+                }
+                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+                    break;
+                }
+            }
+            if d.dtype == DataType::F32 {
+                let out = (b.dst as *mut f32).add(doff);
+                px_row(
+                    s.dtype,
+                    g.nweights,
+                    b.src,
+                    &terms,
+                    &combos,
+                    &g.segs,
+                    n_in,
+                    pss,
+                    valid,
+                    out,
+                    pds,
+                    s.dtype.size(),
+                );
+            } else {
+                buf.resize(n_in * valid, 0.0);
+                px_row(
+                    s.dtype,
+                    g.nweights,
+                    b.src,
+                    &terms,
+                    &combos,
+                    &g.segs,
+                    n_in,
+                    pss,
+                    valid,
+                    buf.as_mut_ptr(),
+                    valid,
+                    s.dtype.size(),
+                );
+                if pds == valid {
+                    simd::store_contiguous(d.dtype, p.numerics, &buf, b.dst.add(doff * dsz));
+                } else {
+                    for iw in 0..n_in {
+                        simd::store_contiguous(
+                            d.dtype,
+                            p.numerics,
+                            &buf[iw * valid..(iw + 1) * valid],
+                            b.dst.add((doff + iw * pds) * dsz),
+                        );
                     }
                 }
-                combos.push((t0, terms.len() as u32));
             }
-            if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
-                break;
-            }
-        }
-        if d.dtype == DataType::F32 {
-            let out = (b.dst as *mut f32).add(doff);
-            px_row(
-                s.dtype,
-                g.nweights,
-                b.src,
-                &terms,
-                &combos,
-                &g.segs,
-                n_in,
-                pss,
-                valid,
-                out,
-                pds,
-                s.dtype.size(),
-            );
-        } else {
-            buf.resize(n_in * valid, 0.0);
-            px_row(
-                s.dtype,
-                g.nweights,
-                b.src,
-                &terms,
-                &combos,
-                &g.segs,
-                n_in,
-                pss,
-                valid,
-                buf.as_mut_ptr(),
-                valid,
-                s.dtype.size(),
-            );
-            if pds == valid {
-                simd::store_contiguous(d.dtype, p.numerics, &buf, b.dst.add(doff * dsz));
-            } else {
+            if valid < la.block {
+                let pad = la.block - valid;
                 for iw in 0..n_in {
-                    simd::store_contiguous(
-                        d.dtype,
-                        p.numerics,
-                        &buf[iw * valid..(iw + 1) * valid],
-                        b.dst.add((doff + iw * pds) * dsz),
-                    );
+                    std::ptr::write_bytes(b.dst.add((doff + iw * pds + valid) * dsz), 0, pad * dsz);
                 }
-            }
-        }
-        if valid < la.block {
-            let pad = la.block - valid;
-            for iw in 0..n_in {
-                std::ptr::write_bytes(b.dst.add((doff + iw * pds + valid) * dsz), 0, pad * dsz);
             }
         }
     }

@@ -1,5 +1,3 @@
-#![deny(unsafe_op_in_unsafe_fn)]
-#![warn(clippy::undocumented_unsafe_blocks)]
 //! The W lerp of a blended row with in-register permutes instead of gathers.
 //!
 //! `out[j] = row[i0[j]] * w0[j] + row[i1[j]] * w1[j]` (the reference's outermost level).

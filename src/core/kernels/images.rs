@@ -1,5 +1,3 @@
-#![deny(unsafe_op_in_unsafe_fn)]
-#![warn(clippy::undocumented_unsafe_blocks)]
 //! Channels-last images (nhwc, nwc, ndhwc with few channels) on the `rows` kernel.
 //!
 //! With C = 3 the `lanes` kernels vectorise over 3 lanes only. Here a row of W pixels is

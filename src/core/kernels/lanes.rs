@@ -1,5 +1,3 @@
-#![deny(unsafe_op_in_unsafe_fn)]
-#![warn(clippy::undocumented_unsafe_blocks)]
 //! Flat-row walk of the forward `lanes` kernel (channels-last and blocked layouts).
 //!
 //! When the pixel axis' src stride equals the lanes per run (nhwc: C; nChw16c: 16), the

@@ -533,50 +533,55 @@ impl Corners {
         scratch: &mut Vec<f32>,
         out: &mut [f32],
     ) {
-        let k = self.offs.len();
-        if self.m == 0 {
-            simd::load_contiguous(dt, src, self.offs[0] + l0, &mut out[..n]);
-            return;
-        }
-        let k0 = self.ks[0];
-        let parts = k / k0;
-        scratch.resize((parts + 1) * LCH, 0.0);
-        let (x, rest) = scratch.split_at_mut(LCH);
-        let x = &mut x[..n];
-        for h in 0..parts {
-            let acc = &mut rest[h * LCH..h * LCH + n];
-            for t in 0..k0 {
-                simd::load_contiguous(dt, src, self.offs[h * k0 + t] + l0, x);
-                let w = self.w(0, t);
-                if t == 0 {
-                    for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                        *a = v * w;
-                    }
-                } else {
-                    for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                        *a += v * w;
+        // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+        // here lies in the buffers the problem's layouts describe, this call's dst elements
+        // are written by it alone, and vector code runs only on an ISA the CPU has.
+        unsafe {
+            let k = self.offs.len();
+            if self.m == 0 {
+                simd::load_contiguous(dt, src, self.offs[0] + l0, &mut out[..n]);
+                return;
+            }
+            let k0 = self.ks[0];
+            let parts = k / k0;
+            scratch.resize((parts + 1) * LCH, 0.0);
+            let (x, rest) = scratch.split_at_mut(LCH);
+            let x = &mut x[..n];
+            for h in 0..parts {
+                let acc = &mut rest[h * LCH..h * LCH + n];
+                for t in 0..k0 {
+                    simd::load_contiguous(dt, src, self.offs[h * k0 + t] + l0, x);
+                    let w = self.w(0, t);
+                    if t == 0 {
+                        for (a, &v) in acc.iter_mut().zip(x.iter()) {
+                            *a = v * w;
+                        }
+                    } else {
+                        for (a, &v) in acc.iter_mut().zip(x.iter()) {
+                            *a += v * w;
+                        }
                     }
                 }
             }
-        }
-        // Higher levels reduce partial sums in place (slot h collects group h).
-        let mut parts = parts;
-        for a in 1..self.m {
-            let ka = self.ks[a];
-            let next = parts / ka;
-            for h in 0..next {
-                for t in 0..ka {
-                    let w = self.w(a, t);
-                    let (src_slot, dst_slot) = ((h * ka + t) * LCH, h * LCH);
-                    for l in 0..n {
-                        let v = rest[src_slot + l] * w;
-                        rest[dst_slot + l] = if t == 0 { v } else { rest[dst_slot + l] + v };
+            // Higher levels reduce partial sums in place (slot h collects group h).
+            let mut parts = parts;
+            for a in 1..self.m {
+                let ka = self.ks[a];
+                let next = parts / ka;
+                for h in 0..next {
+                    for t in 0..ka {
+                        let w = self.w(a, t);
+                        let (src_slot, dst_slot) = ((h * ka + t) * LCH, h * LCH);
+                        for l in 0..n {
+                            let v = rest[src_slot + l] * w;
+                            rest[dst_slot + l] = if t == 0 { v } else { rest[dst_slot + l] + v };
+                        }
                     }
                 }
+                parts = next;
             }
-            parts = next;
+            out[..n].copy_from_slice(&rest[..n]);
         }
-        out[..n].copy_from_slice(&rest[..n]);
     }
 }
 
@@ -662,20 +667,25 @@ unsafe fn finish(
     idx: &mut [usize],
     axis: usize,
 ) {
-    let dt = p.dst.dtype;
-    let sz = dt.size();
-    let base = b.dst.add(off * sz);
-    if p.post_ops.is_empty() {
-        simd::store_contiguous(dt, p.numerics, vals, base);
-        return;
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let dt = p.dst.dtype;
+        let sz = dt.size();
+        let base = b.dst.add(off * sz);
+        if p.post_ops.is_empty() {
+            simd::store_contiguous(dt, p.numerics, vals, base);
+            return;
+        }
+        let i0 = idx[axis];
+        for (l, &v) in vals.iter().enumerate() {
+            idx[axis] = i0 + l;
+            let dp = base.add(l * sz);
+            store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
+        }
+        idx[axis] = i0;
     }
-    let i0 = idx[axis];
-    for (l, &v) in vals.iter().enumerate() {
-        idx[axis] = i0 + l;
-        let dp = base.add(l * sz);
-        store_f32(dp, dt, post_ops(p, v, dp, idx, b.bins), p.numerics);
-    }
-    idx[axis] = i0;
 }
 
 /// The `lanes` kernel over runs `start..end`.
@@ -687,67 +697,72 @@ pub(crate) unsafe fn lanes(
     start: usize,
     end: usize,
 ) {
-    let rank = p.dst.rank();
-    let (s, d) = (&p.src, &p.dst);
-    let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let mut corners = Corners::new();
-    let mut scratch = Vec::new();
-    let mut vals = [0f32; LCH];
-    let raw = p.raw_nearest();
-    let cdim = d.dims[g.c];
-    let mut runs = Runs::new(p, t, &[(g.c, g.nblk, g.blk_dst, g.blk_src)], start);
-    for _ in start..end {
-        let blk = runs.pos[g.c];
-        let mut idx = runs.pos;
-        idx[g.c] = blk * g.block;
-        let valid = g.block.min(cdim - (blk * g.block).min(cdim));
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        runs.advance();
-        match p.direction {
-            Direction::Forward if g.small => {
-                let sc = SmallCorners::fill(t, &t.resampled, &s.strides, &idx[..rank], sbase);
-                if raw && sc.m == 0 {
-                    std::ptr::copy_nonoverlapping(
-                        b.src.add(sc.offs[0] * ssz),
-                        b.dst.add(doff * dsz),
-                        valid * dsz,
-                    );
-                } else {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let rank = p.dst.rank();
+        let (s, d) = (&p.src, &p.dst);
+        let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
+        let mut corners = Corners::new();
+        let mut scratch = Vec::new();
+        let mut vals = [0f32; LCH];
+        let raw = p.raw_nearest();
+        let cdim = d.dims[g.c];
+        let mut runs = Runs::new(p, t, &[(g.c, g.nblk, g.blk_dst, g.blk_src)], start);
+        for _ in start..end {
+            let blk = runs.pos[g.c];
+            let mut idx = runs.pos;
+            idx[g.c] = blk * g.block;
+            let valid = g.block.min(cdim - (blk * g.block).min(cdim));
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            match p.direction {
+                Direction::Forward if g.small => {
+                    let sc = SmallCorners::fill(t, &t.resampled, &s.strides, &idx[..rank], sbase);
+                    if raw && sc.m == 0 {
+                        std::ptr::copy_nonoverlapping(
+                            b.src.add(sc.offs[0] * ssz),
+                            b.dst.add(doff * dsz),
+                            valid * dsz,
+                        );
+                    } else {
+                        let mut l0 = 0;
+                        while l0 < valid {
+                            let n = LCH.min(valid - l0);
+                            let offs = sc.offs.map(|o| o + l0);
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut vals[..n]);
+                            idx[g.c] = blk * g.block + l0;
+                            finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
+                            l0 += n;
+                        }
+                    }
+                }
+                Direction::Forward => {
+                    corners.fill(p, t, &t.resampled, &idx[..rank], sbase);
                     let mut l0 = 0;
                     while l0 < valid {
                         let n = LCH.min(valid - l0);
-                        let offs = sc.offs.map(|o| o + l0);
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut vals[..n]);
+                        corners.reduce(s.dtype, b.src, l0, n, &mut scratch, &mut vals);
+                        idx[g.c] = blk * g.block + l0;
+                        finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
+                        l0 += n;
+                    }
+                }
+                Direction::Backward => {
+                    let mut l0 = 0;
+                    while l0 < valid {
+                        let n = LCH.min(valid - l0);
+                        bwd_lanes(p, t, b.src, &idx[..rank], sbase + l0, &mut vals[..n]);
                         idx[g.c] = blk * g.block + l0;
                         finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
                         l0 += n;
                     }
                 }
             }
-            Direction::Forward => {
-                corners.fill(p, t, &t.resampled, &idx[..rank], sbase);
-                let mut l0 = 0;
-                while l0 < valid {
-                    let n = LCH.min(valid - l0);
-                    corners.reduce(s.dtype, b.src, l0, n, &mut scratch, &mut vals);
-                    idx[g.c] = blk * g.block + l0;
-                    finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
-                    l0 += n;
-                }
+            if valid < g.block {
+                std::ptr::write_bytes(b.dst.add((doff + valid) * dsz), 0, (g.block - valid) * dsz);
             }
-            Direction::Backward => {
-                let mut l0 = 0;
-                while l0 < valid {
-                    let n = LCH.min(valid - l0);
-                    bwd_lanes(p, t, b.src, &idx[..rank], sbase + l0, &mut vals[..n]);
-                    idx[g.c] = blk * g.block + l0;
-                    finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
-                    l0 += n;
-                }
-            }
-        }
-        if valid < g.block {
-            std::ptr::write_bytes(b.dst.add((doff + valid) * dsz), 0, (g.block - valid) * dsz);
         }
     }
 }
@@ -762,56 +777,61 @@ unsafe fn bwd_lanes(
     base: usize,
     acc: &mut [f32],
 ) {
-    let ra = &t.resampled;
-    let m = ra.len();
-    acc.fill(0.0);
-    if m == 0 {
-        simd::load_contiguous(p.src.dtype, src, base, acc);
-        return;
-    }
-    let tabs: [Option<&BwdTaps>; MAX_RANK] =
-        std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
-    let nearest = p.alg == Algorithm::Nearest;
-    let mut g = [0usize; MAX_RANK];
-    loop {
-        let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
-        let mut empty = false;
-        for a in 0..m {
-            lists[a] = tabs[a].unwrap().group(idx[ra[a]], g[a]);
-            empty |= lists[a].0.is_empty();
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let ra = &t.resampled;
+        let m = ra.len();
+        acc.fill(0.0);
+        if m == 0 {
+            simd::load_contiguous(p.src.dtype, src, base, acc);
+            return;
         }
-        if !empty {
-            let mut pos = [0usize; MAX_RANK];
-            loop {
-                let mut off = base;
-                let mut w = [1.0f32; 3];
-                for a in 0..m {
-                    off += lists[a].0[pos[a]] as usize * p.src.strides[ra[a]];
-                    if a < 3 {
-                        w[a] = lists[a].1[pos[a]];
-                    }
-                }
-                if nearest {
-                    simd::accumulate(p.src.dtype, 0, src, off, &w, acc);
-                } else if m <= 3 {
-                    simd::accumulate(p.src.dtype, m, src, off, &w, acc);
-                } else {
-                    let sz = p.src.dtype.size();
-                    for (l, a) in acc.iter_mut().enumerate() {
-                        let mut q = load_f32(src.add((off + l) * sz), p.src.dtype);
-                        for k in 0..m {
-                            q *= lists[k].1[pos[k]];
+        let tabs: [Option<&BwdTaps>; MAX_RANK] =
+            std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
+        let nearest = p.alg == Algorithm::Nearest;
+        let mut g = [0usize; MAX_RANK];
+        loop {
+            let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
+            let mut empty = false;
+            for a in 0..m {
+                lists[a] = tabs[a].unwrap().group(idx[ra[a]], g[a]);
+                empty |= lists[a].0.is_empty();
+            }
+            if !empty {
+                let mut pos = [0usize; MAX_RANK];
+                loop {
+                    let mut off = base;
+                    let mut w = [1.0f32; 3];
+                    for a in 0..m {
+                        off += lists[a].0[pos[a]] as usize * p.src.strides[ra[a]];
+                        if a < 3 {
+                            w[a] = lists[a].1[pos[a]];
                         }
-                        *a += q;
                     }
-                }
-                if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
-                    break;
+                    if nearest {
+                        simd::accumulate(p.src.dtype, 0, src, off, &w, acc);
+                    } else if m <= 3 {
+                        simd::accumulate(p.src.dtype, m, src, off, &w, acc);
+                    } else {
+                        let sz = p.src.dtype.size();
+                        for (l, a) in acc.iter_mut().enumerate() {
+                            let mut q = load_f32(src.add((off + l) * sz), p.src.dtype);
+                            for k in 0..m {
+                                q *= lists[k].1[pos[k]];
+                            }
+                            *a += q;
+                        }
+                    }
+                    if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
+                        break;
+                    }
                 }
             }
-        }
-        if !odometer(&mut g[..m], |a| tabs[a].unwrap().groups) {
-            break;
+            if !odometer(&mut g[..m], |a| tabs[a].unwrap().groups) {
+                break;
+            }
         }
     }
 }
@@ -826,168 +846,180 @@ pub(crate) unsafe fn rows(
     start: usize,
     end: usize,
 ) {
-    let rank = p.dst.rank();
-    let w = g.w;
-    let (s, d) = (&p.src, &p.dst);
-    let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let wt = g.wtaps(t);
-    let nc = g.lane.map_or(1, |l| l.1);
-    let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-    // A run is a whole plane: the axis before W (if any) is walked inside it.
-    let h = g.plane_h;
-    let outer: Vec<usize> = others.iter().copied().filter(|&a| Some(a) != h).collect();
-    let oh_n = h.map_or(1, |h| d.dims[h]);
-    let mut corners = Corners::new();
-    let mut scratch = Vec::new();
-    let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK];
-    let mut out = vec![0f32; g.out_w];
-    let mut one = [0f32; 1];
-    let raw = p.raw_nearest();
-    // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
-    // consecutive dst rows read the same src row, and a row copy beats a second gather.
-    let mut prev: Option<(usize, usize)> = None;
-    let overrides: Vec<(usize, usize, usize, usize)> = std::iter::once((w, 1, 0, 0))
-        .chain(h.map(|h| (h, 1, 0, 0)))
-        .chain(g.lane.map(|(c, _)| (c, 1, 0, 0)))
-        .collect();
-    let oh_n1 = oh_n.max(1);
-    let mut runs = Runs::new(p, t, &overrides, start / oh_n1);
-    let mut r = start;
-    while r < end {
-        let plane = r / oh_n1;
-        let (oh_lo, oh_hi) = (r - plane * oh_n1, (end - plane * oh_n1).min(oh_n));
-        r = (plane + 1) * oh_n1;
-        let mut idx = runs.pos;
-        let (doff0, sbase0) = (runs.doff, runs.sbase);
-        runs.advance();
-        // Fixed-size corners serve nearest (one tap per axis) and small linear problems;
-        // the others use the general corners below.
-        let fixed = g.small || p.alg == Algorithm::Nearest;
-        let base = if fixed {
-            SmallCorners::fill(t, &outer, &s.strides, &idx[..rank], sbase0)
-        } else {
-            SmallCorners {
-                offs: [sbase0; 8],
-                w: [[1.0, 0.0]; 3],
-                m: 0,
-            }
-        };
-        if raw {
-            // Raw nearest: one src row per dst row, no conversion — the lean loop.
-            let hs = h.map_or(0, |h| s.strides[h]);
-            let hd = h.map_or(0, |h| d.strides[h]);
-            for oh in oh_lo..oh_hi {
-                let ih = h
-                    .and_then(|h| t.fwd[h].as_ref())
-                    .map_or(oh, |f| f.idx[oh] as usize);
-                let (r0, doff) = (base.offs[0] + ih * hs, doff0 + oh * hd);
-                let dp = b.dst.add(doff * dsz);
-                match prev {
-                    Some((pr, pd)) if pr == r0 => {
-                        std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let rank = p.dst.rank();
+        let w = g.w;
+        let (s, d) = (&p.src, &p.dst);
+        let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
+        let wt = g.wtaps(t);
+        let nc = g.lane.map_or(1, |l| l.1);
+        let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        // A run is a whole plane: the axis before W (if any) is walked inside it.
+        let h = g.plane_h;
+        let outer: Vec<usize> = others.iter().copied().filter(|&a| Some(a) != h).collect();
+        let oh_n = h.map_or(1, |h| d.dims[h]);
+        let mut corners = Corners::new();
+        let mut scratch = Vec::new();
+        let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK];
+        let mut out = vec![0f32; g.out_w];
+        let mut one = [0f32; 1];
+        let raw = p.raw_nearest();
+        // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
+        // consecutive dst rows read the same src row, and a row copy beats a second gather.
+        let mut prev: Option<(usize, usize)> = None;
+        let overrides: Vec<(usize, usize, usize, usize)> = std::iter::once((w, 1, 0, 0))
+            .chain(h.map(|h| (h, 1, 0, 0)))
+            .chain(g.lane.map(|(c, _)| (c, 1, 0, 0)))
+            .collect();
+        let oh_n1 = oh_n.max(1);
+        let mut runs = Runs::new(p, t, &overrides, start / oh_n1);
+        let mut r = start;
+        while r < end {
+            let plane = r / oh_n1;
+            let (oh_lo, oh_hi) = (r - plane * oh_n1, (end - plane * oh_n1).min(oh_n));
+            r = (plane + 1) * oh_n1;
+            let mut idx = runs.pos;
+            let (doff0, sbase0) = (runs.doff, runs.sbase);
+            runs.advance();
+            // Fixed-size corners serve nearest (one tap per axis) and small linear problems;
+            // the others use the general corners below.
+            let fixed = g.small || p.alg == Algorithm::Nearest;
+            let base = if fixed {
+                SmallCorners::fill(t, &outer, &s.strides, &idx[..rank], sbase0)
+            } else {
+                SmallCorners {
+                    offs: [sbase0; 8],
+                    w: [[1.0, 0.0]; 3],
+                    m: 0,
+                }
+            };
+            if raw {
+                // Raw nearest: one src row per dst row, no conversion — the lean loop.
+                let hs = h.map_or(0, |h| s.strides[h]);
+                let hd = h.map_or(0, |h| d.strides[h]);
+                for oh in oh_lo..oh_hi {
+                    let ih = h
+                        .and_then(|h| t.fwd[h].as_ref())
+                        .map_or(oh, |f| f.idx[oh] as usize);
+                    let (r0, doff) = (base.offs[0] + ih * hs, doff0 + oh * hd);
+                    let dp = b.dst.add(doff * dsz);
+                    match prev {
+                        Some((pr, pd)) if pr == r0 => {
+                            std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+                        }
+                        _ => {
+                            let pix = t.fwd[w].as_ref().unwrap();
+                            let sp = b.src.add(r0 * ssz);
+                            match g.repeat {
+                                Some(k) => images::repeat_px(ssz * nc, sp, dp, s.dims[w], k),
+                                None => images::gather_px(ssz * nc, sp, dp, &pix.idx),
+                            }
+                        }
                     }
-                    _ => {
-                        let pix = t.fwd[w].as_ref().unwrap();
-                        let sp = b.src.add(r0 * ssz);
-                        match g.repeat {
-                            Some(k) => images::repeat_px(ssz * nc, sp, dp, s.dims[w], k),
-                            None => images::gather_px(ssz * nc, sp, dp, &pix.idx),
+                    prev = Some((r0, doff));
+                }
+                continue;
+            }
+            // f32 results without post-ops go straight into dst (rows are contiguous).
+            let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
+            for oh in oh_lo..oh_hi {
+                let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
+                if let Some(h) = h {
+                    idx[h] = oh;
+                    doff += oh * d.strides[h];
+                    match &t.fwd[h] {
+                        Some(_) if !fixed => {}
+                        Some(f) => {
+                            let (ii, ww) = f.taps(oh);
+                            sc.push_axis(ii, ww, s.strides[h]);
+                        }
+                        None => {
+                            sc.offs.iter_mut().for_each(|o| *o += oh * s.strides[h]);
+                            sbase += oh * s.strides[h];
                         }
                     }
                 }
-                prev = Some((r0, doff));
-            }
-            continue;
-        }
-        // f32 results without post-ops go straight into dst (rows are contiguous).
-        let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
-        for oh in oh_lo..oh_hi {
-            let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
-            if let Some(h) = h {
-                idx[h] = oh;
-                doff += oh * d.strides[h];
-                match &t.fwd[h] {
-                    Some(_) if !fixed => {}
-                    Some(f) => {
-                        let (ii, ww) = f.taps(oh);
-                        sc.push_axis(ii, ww, s.strides[h]);
+                // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
+                let out: &mut [f32] = if direct {
+                    std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
+                } else {
+                    &mut out
+                };
+                if p.alg == Algorithm::Nearest {
+                    let r0 = sc.offs[0];
+                    for (o, v) in out.iter_mut().enumerate() {
+                        *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
                     }
-                    None => {
-                        sc.offs.iter_mut().for_each(|o| *o += oh * s.strides[h]);
-                        sbase += oh * s.strides[h];
+                } else if let (true, Some((lo, _))) = (g.small, g.range) {
+                    // Blend the needed input columns over the other axes, then lerp along W.
+                    let offs = sc.offs.map(|o| o + lo);
+                    let nrow = row.len() - hlerp::SLACK;
+                    match &g.w2 {
+                        Some(W2 {
+                            t: w2,
+                            perm: Some(pt),
+                        }) => {
+                            // The permutes read whole vectors: from the row buffer (with slack).
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                            hlerp::lerp(row.as_ptr(), w2, pt, out)
+                        }
+                        // Nothing to blend from an f32 row: gather straight from the source.
+                        Some(W2 { t: w2, .. }) if sc.m == 0 && s.dtype == DataType::F32 => {
+                            simd::gather2((b.src as *const f32).add(offs[0]), w2, out)
+                        }
+                        Some(W2 { t: w2, .. }) => {
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                            simd::gather2(row.as_ptr(), w2, out)
+                        }
+                        None => {
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                            gather_taps(out, &row, lo, wt);
+                        }
+                    }
+                } else if let Some((lo, hi)) = g.range {
+                    corners.fill(p, t, &others, &idx[..rank], sbase);
+                    let mut c0 = 0;
+                    while c0 <= hi - lo {
+                        let n = LCH.min(hi - lo + 1 - c0);
+                        corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
+                        c0 += n;
+                    }
+                    gather_taps(out, &row, lo, wt);
+                } else {
+                    corners.fill(p, t, &others, &idx[..rank], sbase);
+                    for (o, v) in out.iter_mut().enumerate() {
+                        let (ii, ww) = wt.taps(o);
+                        let mut acc = 0.0;
+                        for k in 0..ii.len() {
+                            corners.reduce(
+                                s.dtype,
+                                b.src,
+                                ii[k] as usize,
+                                1,
+                                &mut scratch,
+                                &mut one,
+                            );
+                            acc = if k == 0 {
+                                one[0] * ww[0]
+                            } else {
+                                acc + one[0] * ww[k]
+                            };
+                        }
+                        *v = acc;
                     }
                 }
-            }
-            // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
-            let out: &mut [f32] = if direct {
-                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
-            } else {
-                &mut out
-            };
-            if p.alg == Algorithm::Nearest {
-                let r0 = sc.offs[0];
-                for (o, v) in out.iter_mut().enumerate() {
-                    *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
-                }
-            } else if let (true, Some((lo, _))) = (g.small, g.range) {
-                // Blend the needed input columns over the other axes, then lerp along W.
-                let offs = sc.offs.map(|o| o + lo);
-                let nrow = row.len() - hlerp::SLACK;
-                match &g.w2 {
-                    Some(W2 {
-                        t: w2,
-                        perm: Some(pt),
-                    }) => {
-                        // The permutes read whole vectors: from the row buffer (with slack).
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
-                        hlerp::lerp(row.as_ptr(), w2, pt, out)
-                    }
-                    // Nothing to blend from an f32 row: gather straight from the source.
-                    Some(W2 { t: w2, .. }) if sc.m == 0 && s.dtype == DataType::F32 => {
-                        simd::gather2((b.src as *const f32).add(offs[0]), w2, out)
-                    }
-                    Some(W2 { t: w2, .. }) => {
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
-                        simd::gather2(row.as_ptr(), w2, out)
-                    }
-                    None => {
-                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
-                        gather_taps(out, &row, lo, wt);
-                    }
-                }
-            } else if let Some((lo, hi)) = g.range {
-                corners.fill(p, t, &others, &idx[..rank], sbase);
-                let mut c0 = 0;
-                while c0 <= hi - lo {
-                    let n = LCH.min(hi - lo + 1 - c0);
-                    corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
-                    c0 += n;
-                }
-                gather_taps(out, &row, lo, wt);
-            } else {
-                corners.fill(p, t, &others, &idx[..rank], sbase);
-                for (o, v) in out.iter_mut().enumerate() {
-                    let (ii, ww) = wt.taps(o);
-                    let mut acc = 0.0;
-                    for k in 0..ii.len() {
-                        corners.reduce(s.dtype, b.src, ii[k] as usize, 1, &mut scratch, &mut one);
-                        acc = if k == 0 {
-                            one[0] * ww[0]
-                        } else {
-                            acc + one[0] * ww[k]
-                        };
-                    }
-                    *v = acc;
-                }
-            }
-            if !direct {
-                match g.lane {
-                    Some((c, _)) if !p.post_ops.is_empty() => {
-                        images::finish_pixels(p, b, out, doff, &mut idx[..rank], w, c, nc)
-                    }
-                    _ => {
-                        idx[w] = 0;
-                        finish(p, b, out, doff, &mut idx[..rank], w);
+                if !direct {
+                    match g.lane {
+                        Some((c, _)) if !p.post_ops.is_empty() => {
+                            images::finish_pixels(p, b, out, doff, &mut idx[..rank], w, c, nc)
+                        }
+                        _ => {
+                            idx[w] = 0;
+                            finish(p, b, out, doff, &mut idx[..rank], w);
+                        }
                     }
                 }
             }
@@ -1027,19 +1059,24 @@ pub(crate) unsafe fn bwd_rows(
     start: usize,
     end: usize,
 ) {
-    macro_rules! go {
-        ($s:ty) => {
-            bwd_rows_typed::<$s>(p, t, g, b, start, end)
-        };
-    }
-    match p.src.dtype {
-        DataType::F32 => go!(simd::F32s),
-        DataType::Bf16 => go!(simd::Bf16s),
-        DataType::F16 => go!(simd::F16s),
-        DataType::S32 => go!(simd::S32s),
-        DataType::S8 => go!(simd::S8s),
-        DataType::U8 => go!(simd::U8s),
-        DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        macro_rules! go {
+            ($s:ty) => {
+                bwd_rows_typed::<$s>(p, t, g, b, start, end)
+            };
+        }
+        match p.src.dtype {
+            DataType::F32 => go!(simd::F32s),
+            DataType::Bf16 => go!(simd::Bf16s),
+            DataType::F16 => go!(simd::F16s),
+            DataType::S32 => go!(simd::S32s),
+            DataType::S8 => go!(simd::S8s),
+            DataType::U8 => go!(simd::U8s),
+            DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+        }
     }
 }
 
@@ -1051,72 +1088,77 @@ unsafe fn bwd_rows_typed<S: Src>(
     start: usize,
     end: usize,
 ) {
-    let rank = p.dst.rank();
-    let w = rank - 1;
-    let s = &p.src;
-    let nearest = p.alg == Algorithm::Nearest;
-    let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-    let m = ra.len();
-    let wt = t.bwd[w].as_ref().unwrap();
-    let mut out = vec![0f32; g.out_w];
-    let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
-    for _ in start..end {
-        let mut idx = runs.pos;
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        runs.advance();
-        let tabs: [Option<&BwdTaps>; MAX_RANK] =
-            std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
-        for (x, v) in out.iter_mut().enumerate() {
-            let mut acc = 0.0f32;
-            let mut gi = [0usize; MAX_RANK];
-            // Group combinations: other axes in order, W last (fastest).
-            loop {
-                let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
-                let mut empty = false;
-                for a in 0..m {
-                    lists[a] = tabs[a].unwrap().group(idx[ra[a]], gi[a]);
-                    empty |= lists[a].0.is_empty();
-                }
-                let (wo, ww) = wt.group(x, gi[m]);
-                if !empty && !wo.is_empty() {
-                    let mut pos = [0usize; MAX_RANK];
-                    loop {
-                        let mut off = sbase;
-                        for a in 0..m {
-                            off += lists[a].0[pos[a]] as usize * s.strides[ra[a]];
-                        }
-                        if nearest {
-                            for &o in wo {
-                                acc += S::get(b.src, off + o as usize);
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let rank = p.dst.rank();
+        let w = rank - 1;
+        let s = &p.src;
+        let nearest = p.alg == Algorithm::Nearest;
+        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let m = ra.len();
+        let wt = t.bwd[w].as_ref().unwrap();
+        let mut out = vec![0f32; g.out_w];
+        let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
+        for _ in start..end {
+            let mut idx = runs.pos;
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            let tabs: [Option<&BwdTaps>; MAX_RANK] =
+                std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
+            for (x, v) in out.iter_mut().enumerate() {
+                let mut acc = 0.0f32;
+                let mut gi = [0usize; MAX_RANK];
+                // Group combinations: other axes in order, W last (fastest).
+                loop {
+                    let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
+                    let mut empty = false;
+                    for a in 0..m {
+                        lists[a] = tabs[a].unwrap().group(idx[ra[a]], gi[a]);
+                        empty |= lists[a].0.is_empty();
+                    }
+                    let (wo, ww) = wt.group(x, gi[m]);
+                    if !empty && !wo.is_empty() {
+                        let mut pos = [0usize; MAX_RANK];
+                        loop {
+                            let mut off = sbase;
+                            for a in 0..m {
+                                off += lists[a].0[pos[a]] as usize * s.strides[ra[a]];
                             }
-                        } else {
-                            for (&o, &wv) in wo.iter().zip(ww) {
-                                let mut q = S::get(b.src, off + o as usize);
-                                for a in 0..m {
-                                    q *= lists[a].1[pos[a]];
+                            if nearest {
+                                for &o in wo {
+                                    acc += S::get(b.src, off + o as usize);
                                 }
-                                acc += q * wv;
+                            } else {
+                                for (&o, &wv) in wo.iter().zip(ww) {
+                                    let mut q = S::get(b.src, off + o as usize);
+                                    for a in 0..m {
+                                        q *= lists[a].1[pos[a]];
+                                    }
+                                    acc += q * wv;
+                                }
+                            }
+                            if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
+                                break;
                             }
                         }
-                        if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
-                            break;
+                    }
+                    if !odometer(&mut gi[..m + 1], |a| {
+                        if a < m {
+                            tabs[a].unwrap().groups
+                        } else {
+                            wt.groups
                         }
+                    }) {
+                        break;
                     }
                 }
-                if !odometer(&mut gi[..m + 1], |a| {
-                    if a < m {
-                        tabs[a].unwrap().groups
-                    } else {
-                        wt.groups
-                    }
-                }) {
-                    break;
-                }
+                *v = acc;
             }
-            *v = acc;
+            idx[w] = 0;
+            finish(p, b, &out, doff, &mut idx[..rank], w);
         }
-        idx[w] = 0;
-        finish(p, b, &out, doff, &mut idx[..rank], w);
     }
 }
 
@@ -1130,126 +1172,131 @@ pub(crate) unsafe fn lanes_rows(
     start: usize,
     end: usize,
 ) {
-    let rank = p.dst.rank();
-    let (s, d) = (&p.src, &p.dst);
-    let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
-    let px = pr.px;
-    let others: Vec<usize> = t
-        .resampled
-        .iter()
-        .copied()
-        .filter(|&a| a != px && Some(a) != pr.px2)
-        .collect();
-    let npx = pr.taps.len();
-    let dstep = d.strides[px];
-    let cdim = d.dims[g.c];
-    let raw = p.raw_nearest();
-    // oneDNN's bf16 nearest is a bit copy with subnormal flush and NaN quieting.
-    let bf16_onednn = p.alg == Algorithm::Nearest
-        && p.post_ops.is_empty()
-        && s.dtype == DataType::Bf16
-        && d.dtype == DataType::Bf16
-        && p.numerics == super::dtype::Numerics::Onednn;
-    let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
-    let mut buf = vec![0f32; group * g.block];
-    let mut row = Vec::new();
-    let inside = pr.px2.map_or((px, 1, 0, 0), |a| (a, 1, 0, 0));
-    let mut runs = Runs::new(
-        p,
-        t,
-        &[(g.c, g.nblk, g.blk_dst, g.blk_src), (px, 1, 0, 0), inside],
-        start,
-    );
-    for _ in start..end {
-        let blk = runs.pos[g.c];
-        let mut idx = runs.pos;
-        idx[g.c] = blk * g.block;
-        let valid = g.block.min(cdim - (blk * g.block).min(cdim));
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        runs.advance();
-        let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
-        let pad = g.block - valid;
-        if bf16_onednn && sc.m == 0 {
-            for (o, tap) in pr.taps.iter().enumerate() {
-                let dp = b.dst.add((doff + o * dstep) * dsz);
-                simd::copy_bf16_onednn(b.src.add((sc.offs[0] + tap.0) * ssz), dp, valid);
-                if pad > 0 {
-                    std::ptr::write_bytes(dp.add(valid * dsz), 0, pad * dsz);
-                }
-            }
-            continue;
-        }
-        if raw && sc.m == 0 {
-            simd::copy_pixels(
-                b.src.add(sc.offs[0] * ssz),
-                &pr.taps,
-                ssz,
-                valid * dsz,
-                b.dst.add(doff * dsz),
-                dstep * dsz,
-                pad * dsz,
-                pr.stream,
-            );
-            continue;
-        }
-        if let Some(fr) = &pr.flat {
-            let r = lanes::FlatRun {
-                sc: &sc,
-                doff,
-                valid,
-                pad,
-                idx: &idx[..rank],
-                c: g.c,
-            };
-            lanes::flat_run(p, pr, fr, b, r, &mut row, &mut buf);
-            continue;
-        }
-        let m = sc.m + pr.two_taps as usize;
-        let mut p0 = 0;
-        while p0 < npx {
-            let n = group.min(npx - p0);
-            let contiguous = p.post_ops.is_empty() && (dstep == valid || n == 1) && pad == 0;
-            let taps = &pr.taps[p0..p0 + n];
-            if contiguous && d.dtype == DataType::F32 {
-                // SAFETY: these pixels' lanes are contiguous in dst and written by this run only.
-                let out = (b.dst as *mut f32).add(doff + p0 * dstep);
-                let vals = std::slice::from_raw_parts_mut(out, n * valid);
-                simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
-                p0 += n;
-                continue;
-            }
-            let vals = &mut buf[..n * valid];
-            simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
-            if contiguous {
-                simd::store_contiguous(
-                    d.dtype,
-                    p.numerics,
-                    vals,
-                    b.dst.add((doff + p0 * dstep) * dsz),
-                );
-            } else {
-                for q in 0..n {
-                    let off = doff + (p0 + q) * dstep;
-                    idx[px] = p0 + q;
-                    idx[g.c] = blk * g.block;
-                    finish(
-                        p,
-                        b,
-                        &vals[q * valid..(q + 1) * valid],
-                        off,
-                        &mut idx[..rank],
-                        g.c,
-                    );
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let rank = p.dst.rank();
+        let (s, d) = (&p.src, &p.dst);
+        let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
+        let px = pr.px;
+        let others: Vec<usize> = t
+            .resampled
+            .iter()
+            .copied()
+            .filter(|&a| a != px && Some(a) != pr.px2)
+            .collect();
+        let npx = pr.taps.len();
+        let dstep = d.strides[px];
+        let cdim = d.dims[g.c];
+        let raw = p.raw_nearest();
+        // oneDNN's bf16 nearest is a bit copy with subnormal flush and NaN quieting.
+        let bf16_onednn = p.alg == Algorithm::Nearest
+            && p.post_ops.is_empty()
+            && s.dtype == DataType::Bf16
+            && d.dtype == DataType::Bf16
+            && p.numerics == super::dtype::Numerics::Onednn;
+        let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
+        let mut buf = vec![0f32; group * g.block];
+        let mut row = Vec::new();
+        let inside = pr.px2.map_or((px, 1, 0, 0), |a| (a, 1, 0, 0));
+        let mut runs = Runs::new(
+            p,
+            t,
+            &[(g.c, g.nblk, g.blk_dst, g.blk_src), (px, 1, 0, 0), inside],
+            start,
+        );
+        for _ in start..end {
+            let blk = runs.pos[g.c];
+            let mut idx = runs.pos;
+            idx[g.c] = blk * g.block;
+            let valid = g.block.min(cdim - (blk * g.block).min(cdim));
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
+            let pad = g.block - valid;
+            if bf16_onednn && sc.m == 0 {
+                for (o, tap) in pr.taps.iter().enumerate() {
+                    let dp = b.dst.add((doff + o * dstep) * dsz);
+                    simd::copy_bf16_onednn(b.src.add((sc.offs[0] + tap.0) * ssz), dp, valid);
                     if pad > 0 {
-                        std::ptr::write_bytes(b.dst.add((off + valid) * dsz), 0, pad * dsz);
+                        std::ptr::write_bytes(dp.add(valid * dsz), 0, pad * dsz);
                     }
                 }
+                continue;
             }
-            p0 += n;
+            if raw && sc.m == 0 {
+                simd::copy_pixels(
+                    b.src.add(sc.offs[0] * ssz),
+                    &pr.taps,
+                    ssz,
+                    valid * dsz,
+                    b.dst.add(doff * dsz),
+                    dstep * dsz,
+                    pad * dsz,
+                    pr.stream,
+                );
+                continue;
+            }
+            if let Some(fr) = &pr.flat {
+                let r = lanes::FlatRun {
+                    sc: &sc,
+                    doff,
+                    valid,
+                    pad,
+                    idx: &idx[..rank],
+                    c: g.c,
+                };
+                lanes::flat_run(p, pr, fr, b, r, &mut row, &mut buf);
+                continue;
+            }
+            let m = sc.m + pr.two_taps as usize;
+            let mut p0 = 0;
+            while p0 < npx {
+                let n = group.min(npx - p0);
+                let contiguous = p.post_ops.is_empty() && (dstep == valid || n == 1) && pad == 0;
+                let taps = &pr.taps[p0..p0 + n];
+                if contiguous && d.dtype == DataType::F32 {
+                    // SAFETY: these pixels' lanes are contiguous in dst and written by this run only.
+                    let out = (b.dst as *mut f32).add(doff + p0 * dstep);
+                    let vals = std::slice::from_raw_parts_mut(out, n * valid);
+                    simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
+                    p0 += n;
+                    continue;
+                }
+                let vals = &mut buf[..n * valid];
+                simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
+                if contiguous {
+                    simd::store_contiguous(
+                        d.dtype,
+                        p.numerics,
+                        vals,
+                        b.dst.add((doff + p0 * dstep) * dsz),
+                    );
+                } else {
+                    for q in 0..n {
+                        let off = doff + (p0 + q) * dstep;
+                        idx[px] = p0 + q;
+                        idx[g.c] = blk * g.block;
+                        finish(
+                            p,
+                            b,
+                            &vals[q * valid..(q + 1) * valid],
+                            off,
+                            &mut idx[..rank],
+                            g.c,
+                        );
+                        if pad > 0 {
+                            std::ptr::write_bytes(b.dst.add((off + valid) * dsz), 0, pad * dsz);
+                        }
+                    }
+                }
+                p0 += n;
+            }
         }
-    }
-    if pr.stream {
-        // The non-temporal stores must be visible before this chunk is reported done.
-        simd::store_fence();
+        if pr.stream {
+            // The non-temporal stores must be visible before this chunk is reported done.
+            simd::store_fence();
+        }
     }
 }

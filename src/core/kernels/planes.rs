@@ -1,5 +1,3 @@
-#![deny(unsafe_op_in_unsafe_fn)]
-#![warn(clippy::undocumented_unsafe_blocks)]
 //! Small f32 planes (nchw/ncw linear, a few thousand outputs per plane): the rows kernel
 //! pays a run setup and two dispatched calls per output row, which dominates when rows are
 //! a few elements long. Here the whole plane is one call: the H blend of every output row
