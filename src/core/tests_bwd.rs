@@ -36,6 +36,28 @@ fn fill(rng: &mut Rng, l: &Layout, specials: bool) -> Vec<u8> {
     b
 }
 
+/// Byte offset of the first element where `a` and `b` differ, bit for bit except that any
+/// two NaNs are equal: which NaN an addition of two NaNs returns, and the sign of a NaN
+/// made by `inf * 0`, depend on the CPU (x86's default NaN is negative, Arm's positive)
+/// and on the operand order LLVM picks for a commutative add; Rust does not define them.
+fn first_difference(a: &[u8], b: &[u8], dt: DataType) -> Option<usize> {
+    let sz = dt.size();
+    let float = matches!(
+        dt,
+        DataType::F32 | DataType::Bf16 | DataType::F16 | DataType::F64
+    );
+    (0..a.len() / sz).map(|e| e * sz).find(|&o| {
+        let (x, y) = (&a[o..o + sz], &b[o..o + sz]);
+        // SAFETY: both slices hold one element of `dt` at offset `o`.
+        x != y
+            && !(float
+                && unsafe {
+                    dtype::load_f64(x.as_ptr(), dt).is_nan()
+                        && dtype::load_f64(y.as_ptr(), dt).is_nan()
+                })
+    })
+}
+
 /// A random backward problem of the shape classes above.
 fn random_bwd(rng: &mut Rng) -> Problem {
     let spatial = rng.range(1, 3);
@@ -145,11 +167,14 @@ fn backward_kernels_match_reference_bitwise_on_every_isa() {
             } else {
                 plan.execute(&s, &mut fast, &[]).unwrap();
             }
-            if fast != slow {
-                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+            if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
+                let (i, sz) = (e, p.dst.dtype.size());
                 panic!(
-                    "case {case} ({}, {isa:?}, misaligned {misaligned}): first differing byte {i}\n{p:?}",
-                    plan.kernel_name()
+                    "case {case} ({}, {isa:?}, misaligned {misaligned}): first differing element at byte {i}: \
+                     {:02x?} against the reference's {:02x?}\n{p:?}",
+                    plan.kernel_name(),
+                    &fast[e..e + sz],
+                    &slow[e..e + sz]
                 );
             }
         }
