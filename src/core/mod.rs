@@ -5,6 +5,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod axis;
+mod cache;
 mod canonical;
 mod copy;
 pub mod dtype;

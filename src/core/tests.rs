@@ -683,14 +683,25 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
         // others through scratch (simd::stream_copy).
         let n = init.len();
         let mut raw = vec![0u8; n + 128];
-        for off in [0, 16, 32, 48, 4] {
+        // Streamed (as at one thread) and through the cache (as at two, within the LLC).
+        for (force, off) in [
+            (true, 0),
+            (true, 16),
+            (true, 32),
+            (true, 48),
+            (true, 4),
+            (false, 0),
+            (false, 4),
+        ] {
+            kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
             let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
             let fast = &mut raw[at..at + n];
             fast.copy_from_slice(&init);
             plan.execute(&s, fast, &[]).unwrap();
+            kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
             assert!(
                 *fast == slow[..],
-                "offset {off}: {block} {sd:?} -> {dd:?} {alg:?} {sdt:?} {ddt:?}"
+                "offset {off}, streamed {force}: {block} {sd:?} -> {dd:?} {alg:?} {sdt:?} {ddt:?}"
             );
         }
     }

@@ -111,6 +111,8 @@ pub(crate) struct FlatRun<'a> {
     /// Logical index of the run's first output (lane axis at the block's first lane).
     pub idx: &'a [usize],
     pub c: usize,
+    /// Non-temporal stores (see [`super::StreamRule`]).
+    pub stream: bool,
 }
 
 /// One row of output pixels through the flat walk; `row` and `out` are scratch.
@@ -147,7 +149,7 @@ pub(crate) unsafe fn flat_run(
             if direct {
                 // SAFETY: the run's pixels (valid lanes each, dstep apart) are its own.
                 let o = (b.dst as *mut f32).add(r.doff + g.p0 * dstep);
-                if pr.stream && dstep == r.valid && !(o as usize).is_multiple_of(64) {
+                if r.stream && dstep == r.valid && !(o as usize).is_multiple_of(64) {
                     // Misaligned contiguous pixels: compute into scratch at dst's offset
                     // within a cache line, then stream the whole stretch.
                     let n = taps.len() * r.valid;
@@ -156,7 +158,7 @@ pub(crate) unsafe fn flat_run(
                     simd::stream_copy(s as *const u8, o as *mut u8, 4 * n);
                     continue;
                 }
-                simd::wrow(rowp, taps, pr.two_taps, r.valid, o, dstep, pr.stream);
+                simd::wrow(rowp, taps, pr.two_taps, r.valid, o, dstep, r.stream);
                 if r.pad > 0 {
                     for q in 0..taps.len() {
                         std::ptr::write_bytes(o.add(q * dstep + r.valid), 0, r.pad);

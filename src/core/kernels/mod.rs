@@ -62,15 +62,50 @@ pub(crate) struct PixelRows {
     pub two_taps: bool,
     /// The flat-row walk's tables (see [`lanes`]), when it applies.
     pub flat: Option<lanes::FlatRow>,
-    /// f32 and raw rows go out with non-temporal stores: dst is larger than [`STREAM_MIN`].
-    pub stream: bool,
+    /// When f32 and raw rows go out with non-temporal stores.
+    pub stream: StreamRule,
 }
 
-/// Outputs from this size (bytes) on are written with non-temporal stores: beyond the
-/// last-level cache the plain stores' line fills cost as much as the writes (measured on
-/// nhwc f32 8x64 56->112, 25.7 MB: 3.2 -> 1.3 ms); below it they lose (2 MB threshold:
-/// nhwc 4x24 nearest 56->112, 4.8 MB, 0.088 -> 0.169 ms; 4x40 linear 0.27 -> 0.59 ms).
+/// Outputs from this size (bytes) on may be written with non-temporal stores.
 const STREAM_MIN: usize = 16 << 20;
+
+/// When f32 and raw rows go out with non-temporal stores. One thread writes a large output
+/// faster streamed than through the cache (nhwc f32 8x64 56->112, 25.7 MB: 1.26 ms streamed,
+/// 2.1 ms plain; oneDNN 0.93), while two threads writing into a last-level cache that holds
+/// source and destination are held back by streaming (same problem, 32 MB against a 32 MiB
+/// L3, 2 threads: nearest 0.91 ms streamed, 0.49 ms plain, oneDNN 0.49; nChw16c linear 1.06
+/// -> 0.79). Measured on a 2-core AMD EPYC (AVX-512).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StreamRule {
+    large: bool,
+    beyond_llc: bool,
+}
+
+/// Tests: stream every large output whatever the thread count (the outputs are the same
+/// either way, so tests running meanwhile are unaffected).
+#[cfg(test)]
+pub(crate) static FORCE_STREAM: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+impl StreamRule {
+    fn of(p: &Problem) -> Self {
+        let dst = p.dst.span_bytes().unwrap_or(usize::MAX);
+        let total = dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX));
+        StreamRule {
+            large: dst >= STREAM_MIN,
+            beyond_llc: total > super::cache::llc_bytes(),
+        }
+    }
+
+    /// Decided per execution: the thread count can change after planning.
+    pub(crate) fn now(self) -> bool {
+        #[cfg(test)]
+        if FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
+            return self.large;
+        }
+        self.large && (self.beyond_llc || super::threads::max_threads() == 1)
+    }
+}
 
 /// Largest row buffer (f32 values) of the row-wise `lanes` walk.
 const ROW_BUF: usize = 1 << 13;
@@ -375,7 +410,7 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
         taps,
         two_taps,
         flat: None,
-        stream: p.dst.span_bytes().is_some_and(|n| n >= STREAM_MIN),
+        stream: StreamRule::of(p),
     };
     pr.flat = lanes::flat_row(p, l, &pr);
     Some(pr)
@@ -1190,6 +1225,7 @@ pub(crate) unsafe fn lanes_rows(
         let dstep = d.strides[px];
         let cdim = d.dims[g.c];
         let raw = p.raw_nearest();
+        let stream = pr.stream.now();
         // oneDNN's bf16 nearest is a bit copy with subnormal flush and NaN quieting.
         let bf16_onednn = p.alg == Algorithm::Nearest
             && p.post_ops.is_empty()
@@ -1234,7 +1270,7 @@ pub(crate) unsafe fn lanes_rows(
                     b.dst.add(doff * dsz),
                     dstep * dsz,
                     pad * dsz,
-                    pr.stream,
+                    stream,
                 );
                 continue;
             }
@@ -1246,6 +1282,7 @@ pub(crate) unsafe fn lanes_rows(
                     pad,
                     idx: &idx[..rank],
                     c: g.c,
+                    stream,
                 };
                 lanes::flat_run(p, pr, fr, b, r, &mut row, &mut buf);
                 continue;
@@ -1294,7 +1331,7 @@ pub(crate) unsafe fn lanes_rows(
                 p0 += n;
             }
         }
-        if pr.stream {
+        if stream {
             // The non-temporal stores must be visible before this chunk is reported done.
             simd::store_fence();
         }
