@@ -1233,7 +1233,9 @@ pub(crate) unsafe fn lanes_rows(
             && d.dtype == DataType::Bf16
             && p.numerics == super::dtype::Numerics::Onednn;
         let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
-        let mut buf = vec![0f32; group * g.block];
+        // Allocated on first use: raw copies and f32 rows written in place never need it,
+        // and zeroing it cost small problems a tenth of their time.
+        let mut buf: Vec<f32> = Vec::new();
         let mut row = Vec::new();
         let inside = pr.px2.map_or((px, 1, 0, 0), |a| (a, 1, 0, 0));
         let mut runs = Runs::new(
@@ -1300,6 +1302,9 @@ pub(crate) unsafe fn lanes_rows(
                     simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
                     p0 += n;
                     continue;
+                }
+                if buf.len() < group * g.block {
+                    buf.resize(group * g.block, 0.0);
                 }
                 let vals = &mut buf[..n * valid];
                 simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
