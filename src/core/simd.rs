@@ -373,9 +373,10 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
 
 /// AVX-512 f32 lanes of one pixel: masked 16-lane steps (the tail too), the reference's
 /// operation order with separate multiplies and adds (no FMA), so the bits are identical.
+/// With `NT`, full steps at 64-byte aligned addresses are streamed (non-temporal).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn lerp_f32_avx512<const M: usize>(
+unsafe fn lerp_f32_avx512<const M: usize, const NT: bool>(
     src: *const f32,
     offs: &[usize; 8],
     w: &[[f32; 2]; 3],
@@ -429,16 +430,20 @@ unsafe fn lerp_f32_avx512<const M: usize>(
                     lin!(h0, h1, c0, c1)
                 }
             };
-            _mm512_mask_storeu_ps(out.add(l), mask, r);
+            if NT && rem >= 16 && (out.add(l) as usize).is_multiple_of(64) {
+                _mm512_stream_ps(out.add(l), r);
+            } else {
+                _mm512_mask_storeu_ps(out.add(l), mask, r);
+            }
             l += 16;
         }
     }
 }
 
-/// [`lanes_row_body`] for f32 sources on AVX-512.
+/// [`lanes_row_body`] for f32 sources on AVX-512 (`NT`: streamed stores).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn lanes_row_f32_avx512<const M: usize>(
+unsafe fn lanes_row_f32_avx512<const M: usize, const NT: bool>(
     src: *const u8,
     base: &[usize; 8],
     w: &[[f32; 2]; 3],
@@ -453,7 +458,111 @@ unsafe fn lanes_row_f32_avx512<const M: usize>(
         let mut ww = *w;
         for (p, &tap) in px.iter().enumerate() {
             let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-            lerp_f32_avx512::<M>(
+            lerp_f32_avx512::<M, NT>(
+                src as *const f32,
+                &offs,
+                &ww,
+                out.as_mut_ptr().add(p * lanes),
+                lanes,
+            );
+        }
+    }
+}
+
+/// AVX2 f32 lanes of one pixel with streamed stores: 8-lane steps (streamed at 32-byte
+/// aligned addresses), the rest one lane at a time; separate multiplies and adds in the
+/// reference's order, so the bits are identical.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lerp_f32_avx2_nt<const M: usize>(
+    src: *const f32,
+    offs: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    out: *mut f32,
+    n: usize,
+) {
+    // SAFETY: runs only when AVX2 was detected; vector steps read `src + offs[k] + l .. + 8`
+    // and write `out + l .. + 8` with `l + 8 <= n`, the scalar tail lanes `< n`: all within
+    // the caller's `n` lanes of each corner and of `out`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (a0, a1) = (_mm256_set1_ps(w[0][0]), _mm256_set1_ps(w[0][1]));
+        let (b0, b1) = (_mm256_set1_ps(w[1][0]), _mm256_set1_ps(w[1][1]));
+        let (c0, c1) = (_mm256_set1_ps(w[2][0]), _mm256_set1_ps(w[2][1]));
+        let mut l = 0;
+        while l + 8 <= n {
+            macro_rules! ld {
+                ($k:expr) => {
+                    _mm256_loadu_ps(src.add(offs[$k] + l))
+                };
+            }
+            macro_rules! lin {
+                ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                    _mm256_add_ps(_mm256_mul_ps($x, $p), _mm256_mul_ps($y, $q))
+                };
+            }
+            let r = match M {
+                0 => ld!(0),
+                1 => lin!(ld!(0), ld!(1), a0, a1),
+                2 => lin!(
+                    lin!(ld!(0), ld!(1), a0, a1),
+                    lin!(ld!(2), ld!(3), a0, a1),
+                    b0,
+                    b1
+                ),
+                _ => {
+                    let h0 = lin!(
+                        lin!(ld!(0), ld!(1), a0, a1),
+                        lin!(ld!(2), ld!(3), a0, a1),
+                        b0,
+                        b1
+                    );
+                    let h1 = lin!(
+                        lin!(ld!(4), ld!(5), a0, a1),
+                        lin!(ld!(6), ld!(7), a0, a1),
+                        b0,
+                        b1
+                    );
+                    lin!(h0, h1, c0, c1)
+                }
+            };
+            if (out.add(l) as usize).is_multiple_of(32) {
+                _mm256_stream_ps(out.add(l), r);
+            } else {
+                _mm256_storeu_ps(out.add(l), r);
+            }
+            l += 8;
+        }
+        if l < n {
+            let mut o = [0usize; 8];
+            for (k, v) in o.iter_mut().enumerate() {
+                *v = offs[k] + l;
+            }
+            let tail = std::slice::from_raw_parts_mut(out.add(l), n - l);
+            lerp_body::<F32s, M>(src as *const u8, &o, w, tail);
+        }
+    }
+}
+
+/// [`lanes_row_body`] for f32 sources on AVX2 with streamed stores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lanes_row_f32_avx2_nt<const M: usize>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
+    // SAFETY: runs only when AVX2 was detected; `out` has `px.len() * lanes` elements so `out +
+    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
+    unsafe {
+        let lanes = out.len() / px.len().max(1);
+        let mut ww = *w;
+        for (p, &tap) in px.iter().enumerate() {
+            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+            lerp_f32_avx2_nt::<M>(
                 src as *const f32,
                 &offs,
                 &ww,
@@ -563,7 +672,8 @@ unsafe fn lanes_row_f32_neon<const M: usize>(
     }
 }
 
-/// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]).
+/// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]); `nt` streams the f32 stores
+/// where the ISA can (call [`store_fence`] before handing the results over).
 pub(crate) unsafe fn lanes_row(
     dt: DataType,
     m: usize,
@@ -573,9 +683,11 @@ pub(crate) unsafe fn lanes_row(
     px: &[(usize, usize, f32, f32)],
     px2: bool,
     out: &mut [f32],
+    nt: bool,
 ) {
-    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is
-    // AVX-512, the NEON one on aarch64 only; the caller's pointer contract is passed on.
+    // SAFETY: the AVX-512 (AVX2) variants run only when `isa()` (never above the detected
+    // ISA) is AVX-512 (AVX2), the NEON one on aarch64 only; the caller's pointer contract is
+    // passed on.
     unsafe {
         #[cfg(target_arch = "aarch64")]
         if dt == DataType::F32 && isa() == Isa::Neon {
@@ -588,13 +700,28 @@ pub(crate) unsafe fn lanes_row(
         }
         #[cfg(target_arch = "x86_64")]
         if dt == DataType::F32 && isa() == Isa::Avx512 {
-            return match m {
-                0 => lanes_row_f32_avx512::<0>(src, base, w, px, px2, out),
-                1 => lanes_row_f32_avx512::<1>(src, base, w, px, px2, out),
-                2 => lanes_row_f32_avx512::<2>(src, base, w, px, px2, out),
-                _ => lanes_row_f32_avx512::<3>(src, base, w, px, px2, out),
+            return match (m, nt) {
+                (0, false) => lanes_row_f32_avx512::<0, false>(src, base, w, px, px2, out),
+                (1, false) => lanes_row_f32_avx512::<1, false>(src, base, w, px, px2, out),
+                (2, false) => lanes_row_f32_avx512::<2, false>(src, base, w, px, px2, out),
+                (_, false) => lanes_row_f32_avx512::<3, false>(src, base, w, px, px2, out),
+                (0, true) => lanes_row_f32_avx512::<0, true>(src, base, w, px, px2, out),
+                (1, true) => lanes_row_f32_avx512::<1, true>(src, base, w, px, px2, out),
+                (2, true) => lanes_row_f32_avx512::<2, true>(src, base, w, px, px2, out),
+                (_, true) => lanes_row_f32_avx512::<3, true>(src, base, w, px, px2, out),
             };
         }
+        #[cfg(target_arch = "x86_64")]
+        if nt && dt == DataType::F32 && isa() == Isa::Avx2 {
+            return match m {
+                0 => lanes_row_f32_avx2_nt::<0>(src, base, w, px, px2, out),
+                1 => lanes_row_f32_avx2_nt::<1>(src, base, w, px, px2, out),
+                2 => lanes_row_f32_avx2_nt::<2>(src, base, w, px, px2, out),
+                _ => lanes_row_f32_avx2_nt::<3>(src, base, w, px, px2, out),
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = nt; // only x86 streams
         lanes_row_generic(dt, m, src, base, w, px, px2, out)
     }
 }

@@ -607,6 +607,24 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
             DataType::Bf16,
             DataType::F32,
         ),
+        // Downsampling reads pixels directly (no flat row): streamed f32 lanes, with a
+        // channel tail and with whole vectors.
+        (
+            1,
+            [1, 300, 9, 31],
+            [1, 300, 5, 20],
+            Algorithm::Linear,
+            DataType::F32,
+            DataType::F32,
+        ),
+        (
+            1,
+            [2, 64, 30, 30],
+            [2, 64, 20, 21],
+            Algorithm::Linear,
+            DataType::F32,
+            DataType::F32,
+        ),
         (
             1,
             [1, 257, 7, 13],

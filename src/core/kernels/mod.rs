@@ -66,23 +66,24 @@ pub(crate) struct PixelRows {
     pub stream: StreamRule,
 }
 
-/// Outputs from this size (bytes) on may be written with non-temporal stores.
-const STREAM_MIN: usize = 16 << 20;
-
-/// When f32 and raw rows go out with non-temporal stores. One thread writes a large output
-/// faster streamed than through the cache (nhwc f32 8x64 56->112, 25.7 MB: 1.26 ms streamed,
-/// 2.1 ms plain; oneDNN 0.93), while two threads writing into a last-level cache that holds
-/// source and destination are held back by streaming (same problem, 32 MB against a 32 MiB
-/// L3, 2 threads: nearest 0.91 ms streamed, 0.49 ms plain, oneDNN 0.49; nChw16c linear 1.06
-/// -> 0.79). Measured on a 2-core AMD EPYC (AVX-512).
+/// When f32 and raw rows go out with non-temporal stores: when source and destination
+/// together exceed the last-level cache share of the threads running the call (oneDNN's
+/// rule for its resampling kernels). Beyond it, streamed stores save the read-for-ownership
+/// of every output line (nhwc f32 8x64 56->112 at one thread, 32 MB: 1.26 ms streamed,
+/// 2.1 ms plain; oneDNN 0.93); within it, plain stores leave the output in the cache for
+/// the next reader and streaming only loses bandwidth (same problem at two threads within
+/// a 32 MiB L3: nearest 0.91 ms streamed, 0.49 ms plain). Downsampling counts too: nhwc
+/// 8x64 linear 112->75 (37 MB, an 11.5 MB output) 1.38 -> 1.24 ms at one thread and
+/// 0.65 -> 0.47 ms at two with streamed pixels (oneDNN 1.09 / 0.49). Measured on a 2-core
+/// AMD EPYC (AVX-512), in one process side by side.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StreamRule {
-    large: bool,
-    beyond_llc: bool,
+    /// Source plus destination bytes.
+    bytes: usize,
 }
 
-/// Tests: stream every large output whatever the thread count (the outputs are the same
-/// either way, so tests running meanwhile are unaffected).
+/// Tests: stream every output whatever its size (the outputs are the same either way, so
+/// tests running meanwhile are unaffected).
 #[cfg(test)]
 pub(crate) static FORCE_STREAM: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
@@ -90,10 +91,8 @@ pub(crate) static FORCE_STREAM: std::sync::atomic::AtomicBool =
 impl StreamRule {
     fn of(p: &Problem) -> Self {
         let dst = p.dst.span_bytes().unwrap_or(usize::MAX);
-        let total = dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX));
         StreamRule {
-            large: dst >= STREAM_MIN,
-            beyond_llc: total > super::cache::llc_bytes(),
+            bytes: dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX)),
         }
     }
 
@@ -101,9 +100,12 @@ impl StreamRule {
     pub(crate) fn now(self) -> bool {
         #[cfg(test)]
         if FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
-            return self.large;
+            return true;
         }
-        self.large && (self.beyond_llc || super::threads::max_threads() == 1)
+        // Only x86 vector code has streaming stores here; elsewhere scratch would be a copy.
+        let has_nt = cfg!(target_arch = "x86_64") && simd::isa() != simd::Isa::Base;
+        let share = super::threads::max_threads().saturating_mul(super::cache::llc_per_core());
+        has_nt && self.bytes > share
     }
 }
 
@@ -1299,7 +1301,17 @@ pub(crate) unsafe fn lanes_rows(
                     // SAFETY: these pixels' lanes are contiguous in dst and written by this run only.
                     let out = (b.dst as *mut f32).add(doff + p0 * dstep);
                     let vals = std::slice::from_raw_parts_mut(out, n * valid);
-                    simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
+                    simd::lanes_row(
+                        s.dtype,
+                        m,
+                        b.src,
+                        &sc.offs,
+                        &sc.w,
+                        taps,
+                        pr.two_taps,
+                        vals,
+                        stream,
+                    );
                     p0 += n;
                     continue;
                 }
@@ -1307,7 +1319,17 @@ pub(crate) unsafe fn lanes_rows(
                     buf.resize(group * g.block, 0.0);
                 }
                 let vals = &mut buf[..n * valid];
-                simd::lanes_row(s.dtype, m, b.src, &sc.offs, &sc.w, taps, pr.two_taps, vals);
+                simd::lanes_row(
+                    s.dtype,
+                    m,
+                    b.src,
+                    &sc.offs,
+                    &sc.w,
+                    taps,
+                    pr.two_taps,
+                    vals,
+                    false,
+                );
                 if contiguous {
                     simd::store_contiguous(
                         d.dtype,
