@@ -161,6 +161,42 @@ fn main() {
         nhwc(&[8, 64, 56, 56]),
         nhwc(&[8, 64, 112, 112]),
     );
+    let u8hwc = |d: &[usize]| Layout::dense_permuted(DataType::U8, d, &[0, 2, 3, 1]);
+    bench(
+        "linear fwd u8 image hwc 1080x1920x3->2160x3840",
+        Linear,
+        Forward,
+        u8hwc(&[1, 3, 1080, 1920]),
+        u8hwc(&[1, 3, 2160, 3840]),
+    );
+    bench(
+        "linear fwd f32 nchw 1x3x1080x1920->2160x3840",
+        Linear,
+        Forward,
+        nchw(&[1, 3, 1080, 1920]),
+        nchw(&[1, 3, 2160, 3840]),
+    );
+    bench(
+        "nearest fwd f32 nchw 8x64x56x56->112x112",
+        Nearest,
+        Forward,
+        nchw(&[8, 64, 56, 56]),
+        nchw(&[8, 64, 112, 112]),
+    );
+    bench(
+        "linear fwd f32 nchw 8x64x112x112->75x75",
+        Linear,
+        Forward,
+        nchw(&[8, 64, 112, 112]),
+        nchw(&[8, 64, 75, 75]),
+    );
+    bench(
+        "linear fwd f32 image hwc 1080x1920x3->2160x3840",
+        Linear,
+        Forward,
+        nhwc(&[1, 3, 1080, 1920]),
+        nhwc(&[1, 3, 2160, 3840]),
+    );
     let bf = |d: &[usize]| Layout::dense_permuted(DataType::Bf16, d, &[0, 2, 3, 1]);
     bench(
         "linear fwd nhwc bf16 4x48 20x32->40x64",

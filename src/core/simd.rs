@@ -1196,7 +1196,26 @@ pub(crate) unsafe fn store_contiguous(
                 std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, dst, vals.len() * 4)
             }
             DataType::Bf16 => store_bf16(vals, dst as *mut u16, numerics != Numerics::Ieee),
-            other => store_converted(other, numerics, vals, dst),
+            other => store_converted(other, numerics, vals, dst, false),
+        }
+    }
+}
+
+/// [`store_contiguous`] with streamed (non-temporal) stores where the type's vector store
+/// has them (f32, and s8/u8 on x86); call [`store_fence`] before handing the results over.
+pub(crate) unsafe fn store_contiguous_nt(
+    dt: DataType,
+    numerics: Numerics,
+    vals: &[f32],
+    dst: *mut u8,
+) {
+    // SAFETY: as `store_contiguous`: room for `vals.len()` elements of `dt` at `dst`, not
+    // overlapping `vals`.
+    unsafe {
+        match dt {
+            DataType::F32 => stream_copy(vals.as_ptr() as *const u8, dst, vals.len() * 4),
+            DataType::U8 | DataType::S8 => store_converted(dt, numerics, vals, dst, true),
+            _ => store_contiguous(dt, numerics, vals, dst),
         }
     }
 }
@@ -1240,11 +1259,13 @@ unsafe fn store_converted_body(dt: DataType, numerics: Numerics, vals: &[f32], d
     }
 }
 
-unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
+unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8, nt: bool) {
     // SAFETY: the AVX2 variants run only when `isa()` (never above the detected ISA) has AVX2 and
     // F16C was detected, NEON on aarch64 only; `dst + n` has room for the remaining
     // `vals.len() - n` elements.
     unsafe {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = nt; // only x86 streams
         #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,f16c"))]
         unsafe fn avx2(dt: DataType, numerics: Numerics, vals: &[f32], dst: *mut u8) {
             // SAFETY: the caller detected AVX2 and F16C; `store_converted_body`'s contract is
@@ -1257,7 +1278,11 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
                 (dt, super::dtype::IntStore::new(dt, numerics))
             {
                 let n = vals.len() / 32 * 32;
-                store_int8_avx2(&vals[..n], dst, q, dt == DataType::S8);
+                if nt {
+                    store_int8_avx2::<true>(&vals[..n], dst, q, dt == DataType::S8);
+                } else {
+                    store_int8_avx2::<false>(&vals[..n], dst, q, dt == DataType::S8);
+                }
                 return store_converted_body(dt, numerics, &vals[n..], dst.add(n));
             }
         }
@@ -1280,10 +1305,16 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
 
 /// `IntStore::apply` to s8/u8 for 32 values at a time (`vals.len()` a multiple of 32): NaN
 /// to `q.nan`, clamp to `[q.lo, q.hi]`, round half to even, narrow with packs (exact, the
-/// values are in range by then) — the auto-vectorised loop narrowed byte by byte.
+/// values are in range by then) — the auto-vectorised loop narrowed byte by byte. `NT`
+/// streams the 32-byte aligned stores.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn store_int8_avx2(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore, signed: bool) {
+unsafe fn store_int8_avx2<const NT: bool>(
+    vals: &[f32],
+    dst: *mut u8,
+    q: super::dtype::IntStore,
+    signed: bool,
+) {
     // SAFETY: AVX2 was detected by the caller; reads `vals[k..k + 32]` with `k + 32 <= vals.len()`
     // (a multiple of 32) and writes 32 bytes at `dst + k`, inside the caller's `vals.len()` bytes.
     unsafe {
@@ -1314,7 +1345,11 @@ unsafe fn store_int8_avx2(vals: &[f32], dst: *mut u8, q: super::dtype::IntStore,
                 _mm256_packus_epi16(ab, cd)
             };
             let b = _mm256_permutevar8x32_epi32(b, order);
-            _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
+            if NT && (dst.add(k) as usize).is_multiple_of(32) {
+                _mm256_stream_si256(dst.add(k) as *mut __m256i, b);
+            } else {
+                _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
+            }
         }
     }
 }
@@ -1730,12 +1765,24 @@ mod tests {
         for n in [Numerics::Onednn, Numerics::OnednnReorder, Numerics::Ieee] {
             for dt in [DataType::S8, DataType::U8] {
                 // Odd lengths and offsets: the 32-wide body and the scalar tail.
-                for len in [vals.len(), 31, 33, 65] {
+                // Plain and streamed stores, dst aligned and not.
+                for (len, nt, off) in [
+                    (vals.len(), false, 0),
+                    (31, false, 0),
+                    (33, false, 0),
+                    (65, false, 0),
+                    (vals.len(), true, 0),
+                    (vals.len(), true, 5),
+                    (65, true, 0),
+                ] {
                     let v = &vals[7..7 + len.min(vals.len() - 7)];
-                    let mut got = vec![0u8; v.len()];
+                    let mut raw = vec![0u8; v.len() + 64];
+                    let at = (32 - raw.as_ptr() as usize % 32) % 32 + off;
+                    let got = &mut raw[at..at + v.len()];
                     // SAFETY: `got` has one byte per value of `v`.
-                    unsafe { store_converted(dt, n, v, got.as_mut_ptr()) };
-                    for (k, (a, g)) in v.iter().zip(&got).enumerate() {
+                    unsafe { store_converted(dt, n, v, got.as_mut_ptr(), nt) };
+                    store_fence();
+                    for (k, (a, g)) in v.iter().zip(got.iter()).enumerate() {
                         let mut want = 0u8;
                         // SAFETY: `want` is one s8/u8 element.
                         unsafe { super::super::dtype::store_f32(&mut want, dt, *a, n) };

@@ -1070,7 +1070,20 @@ fn image_rows_match_reference_bitwise() {
 fn large_images_match_reference() {
     // Rows long enough for many vector steps and two threads, 2-D and 3-D, up and down.
     let mut rng = Rng::new(8);
-    let cases: [(&[usize], &[usize], DataType, DataType); 4] = [
+    let cases: [(&[usize], &[usize], DataType, DataType); 6] = [
+        // Rows of 4 KiB and more: streamed when the output leaves the cache.
+        (
+            &[1, 3, 7, 700],
+            &[1, 3, 13, 1501],
+            DataType::F32,
+            DataType::F32,
+        ),
+        (
+            &[1, 4, 5, 600],
+            &[1, 4, 9, 1100],
+            DataType::U8,
+            DataType::U8,
+        ),
         (
             &[1, 3, 61, 257],
             &[1, 3, 122, 514],
@@ -1117,15 +1130,57 @@ fn large_images_match_reference() {
             };
             let plan = Plan::new(p).unwrap();
             assert_eq!(plan.kernel_name(), "image_rows");
-            let s = fill(&mut rng, &src);
-            let (mut fast, mut slow) = (
-                vec![0u8; dst.span_bytes().unwrap()],
-                vec![1u8; dst.span_bytes().unwrap()],
+            check_streamed(
+                &plan,
+                &mut rng,
+                &src,
+                &dst,
+                &format!("{fin:?} -> {fout:?} {alg:?}"),
             );
-            plan.execute(&s, &mut fast, &[]).unwrap();
-            plan.execute_reference(&s, &mut slow, &[]).unwrap();
-            assert!(fast == slow, "{fin:?} -> {fout:?} {alg:?}");
         }
+    }
+    // Long channels-first rows (the `rows` kernel) too.
+    for dt in [DataType::F32, DataType::S8] {
+        let (src, dst) = (
+            Layout::dense(dt, &[2, 2, 9, 1100]),
+            Layout::dense(dt, &[2, 2, 17, 4400]),
+        );
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Forward,
+            axes: vec![
+                AxisRule::Identity,
+                AxisRule::Identity,
+                AxisRule::OnednnHalfPixel,
+                AxisRule::OnednnHalfPixel,
+            ],
+            src: src.clone(),
+            dst: dst.clone(),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let plan = Plan::new(p).unwrap();
+        assert_eq!(plan.kernel_name(), "rows");
+        check_streamed(&plan, &mut rng, &src, &dst, &format!("nchw {dt:?}"));
+    }
+}
+
+/// The plan's output through the cache and streamed (the streaming rule forced), dst
+/// aligned and not, against the reference.
+fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: &str) {
+    let s = fill(rng, src);
+    let n = dst.span_bytes().unwrap();
+    let mut slow = vec![1u8; n];
+    plan.execute_reference(&s, &mut slow, &[]).unwrap();
+    let mut raw = vec![0u8; n + 64];
+    for (force, off) in [(false, 0), (true, 0), (true, 7)] {
+        kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+        let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
+        let fast = &mut raw[at..at + n];
+        fast.fill(0);
+        plan.execute(&s, fast, &[]).unwrap();
+        kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+        assert!(*fast == slow[..], "{what}, streamed {force}, offset {off}");
     }
 }
 
