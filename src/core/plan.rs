@@ -147,6 +147,9 @@ impl Plan {
         self.check_buffers(src, dst, bins)?;
         faults::maybe_panic();
         let p = &self.problem;
+        if !self.aligned(src, dst, bins) {
+            return self.execute_aligned(src, dst, bins);
+        }
         if p.dst.padded.contains(&0) {
             return Ok(());
         }
@@ -167,6 +170,53 @@ impl Plan {
         // SAFETY: buffer sizes cover every element the layouts address (checked above);
         // kernels write each dst element from exactly one chunk.
         unsafe { self.run(b) };
+        Ok(())
+    }
+
+    /// Whether every buffer starts on a multiple of its element size: the kernels read and
+    /// write elements in place (typed slices, vector loads of whole elements).
+    fn aligned(&self, src: &[u8], dst: &[u8], bins: &[&[u8]]) -> bool {
+        let p = &self.problem;
+        let on = |b: &[u8], dt: DataType| (b.as_ptr() as usize).is_multiple_of(dt.size());
+        let src1 = p.post_ops.iter().filter_map(|op| match op {
+            PostOp::Binary { src1, .. } => Some(src1.dtype),
+            _ => None,
+        });
+        on(src, p.src.dtype)
+            && on(dst, p.dst.dtype)
+            && bins.iter().zip(src1).all(|(b, dt)| on(b, dt))
+    }
+
+    /// [`Plan::execute`] for buffers that are not element-aligned (a C caller's pointer can
+    /// be anything): through aligned copies of them, dst copied back.
+    fn execute_aligned(&self, src: &[u8], dst: &mut [u8], bins: &[&[u8]]) -> Result<(), CoreError> {
+        // u64 words: aligned for every element type.
+        fn copy(b: &[u8]) -> Result<Vec<u64>, CoreError> {
+            let words = b.len().div_ceil(8);
+            let mut v = Vec::new();
+            if !faults::may_allocate(words * 8) {
+                return Err(CoreError::OutOfMemory);
+            }
+            v.try_reserve_exact(words)
+                .map_err(|_| CoreError::OutOfMemory)?;
+            v.resize(words, 0);
+            bytes_mut(&mut v)[..b.len()].copy_from_slice(b);
+            Ok(v)
+        }
+        fn bytes_mut(v: &mut [u64]) -> &mut [u8] {
+            // SAFETY: u64 words viewed as their bytes (u8 has no alignment or validity rules).
+            unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, v.len() * 8) }
+        }
+        let (s, mut d) = (copy(src)?, copy(dst)?);
+        let bs: Vec<Vec<u64>> = bins.iter().map(|b| copy(b)).collect::<Result<_, _>>()?;
+        let view = |v: &[u64], n: usize| -> &[u8] {
+            // SAFETY: as in `bytes_mut`; `n` is at most the copied length.
+            unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, n) }
+        };
+        let bin_views: Vec<&[u8]> = bs.iter().zip(bins).map(|(v, b)| view(v, b.len())).collect();
+        let n = dst.len();
+        self.execute(view(&s, src.len()), &mut bytes_mut(&mut d)[..n], &bin_views)?;
+        dst.copy_from_slice(&bytes_mut(&mut d)[..n]);
         Ok(())
     }
 
