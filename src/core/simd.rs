@@ -137,6 +137,19 @@ fn avx512bw() -> bool {
     false
 }
 
+/// AVX-512 BF16 (`vcvtne2ps2bf16`), detected once.
+fn avx512bf16() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static BF16: OnceLock<bool> = OnceLock::new();
+        return *BF16.get_or_init(|| {
+            is_x86_feature_detected!("avx512bf16") && is_x86_feature_detected!("avx512bw")
+        });
+    }
+    #[allow(unreachable_code)]
+    false
+}
+
 /// Loads element `i` of a contiguous run as f32.
 pub(crate) trait Src {
     unsafe fn get(p: *const u8, i: usize) -> f32;
@@ -1470,6 +1483,8 @@ unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
     unsafe {
         match isa() {
             #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 if onednn && avx512bf16() => store_bf16_avx512bf16(vals, dst),
+            #[cfg(target_arch = "x86_64")]
             Isa::Avx512 if avx512bw() => store_bf16_avx512(vals, dst, onednn),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 | Isa::Avx2 => store_bf16_avx2(vals, dst, onednn),
@@ -1523,6 +1538,30 @@ unsafe fn store_bf16_avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
             _mm512_storeu_si512(dst.add(32 * k) as *mut _, r);
         }
         store_bf16_avx2(&vals[32 * full..], dst.add(32 * full), onednn)
+    }
+}
+
+/// oneDNN's f32 -> bf16 rounding in one instruction: `vcvtne2ps2bf16` rounds to nearest
+/// even, treats subnormal inputs as signed zeros and quiets NaNs keeping their upper bits —
+/// exactly [`bf16_bits`] with oneDNN numerics (the instruction oneDNN itself uses).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+unsafe fn store_bf16_avx512bf16(vals: &[f32], dst: *mut u16) {
+    // SAFETY: AVX-512F/BW/BF16 were detected by the caller; loads stay within `vals`, stores
+    // within the caller-guaranteed room for `vals.len()` values at `dst`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let full = vals.len() / 32;
+        for k in 0..full {
+            let p = vals.as_ptr().add(32 * k);
+            // The second operand fills the low half.
+            let r = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(p.add(16)), _mm512_loadu_ps(p));
+            _mm512_storeu_si512(
+                dst.add(32 * k) as *mut _,
+                std::mem::transmute::<__m512bh, __m512i>(r),
+            );
+        }
+        store_bf16_avx2(&vals[32 * full..], dst.add(32 * full), true)
     }
 }
 
