@@ -61,10 +61,17 @@ fn bench_rule(
         numerics: Numerics::Onednn,
     };
     let plan = Plan::new(p.clone()).expect("plan");
-    // Normal f32 values (random bytes would make denormals, which are slow on x86).
-    let s: Vec<u8> = (0..p.src.span_bytes().unwrap() / 4)
-        .flat_map(|i| ((i % 97) as f32 * 0.1).to_ne_bytes())
-        .collect();
+    // Normal values of the source type (random bytes would make denormals and NaNs, which
+    // are slow on x86).
+    let n = p.src.span_bytes().unwrap() / p.src.dtype.size();
+    let v = |i: usize| (i % 97) as f32 * 0.1 - 4.0;
+    let s: Vec<u8> = match p.src.dtype {
+        DataType::Bf16 => (0..n)
+            .flat_map(|i| ((v(i).to_bits() >> 16) as u16).to_ne_bytes())
+            .collect(),
+        DataType::U8 | DataType::S8 => (0..n).map(|i| (i % 97) as u8).collect(),
+        _ => (0..n).flat_map(|i| v(i).to_ne_bytes()).collect(),
+    };
     // dst 64-byte aligned (as oneDNN allocates memory objects), or that many bytes past it
     // with RESAMPLE_BENCH_MISALIGN=n (16: what malloc returns for large blocks).
     let dn = p.dst.span_bytes().unwrap();
@@ -189,6 +196,21 @@ fn main() {
         Forward,
         nchw(&[8, 64, 112, 112]),
         nchw(&[8, 64, 75, 75]),
+    );
+    let dml = Some(AxisRule::Affine {
+        scale: 2.0,
+        input_offset: 0.5,
+        output_offset: -0.5,
+        rounding: NearestRounding::HalfUp,
+        antialias: false,
+    });
+    bench_rule(
+        "linear fwd dml 4-D 1x3x1080x1920->2160x3840",
+        Linear,
+        Forward,
+        nchw(&[1, 3, 1080, 1920]),
+        nchw(&[1, 3, 2160, 3840]),
+        dml,
     );
     bench(
         "linear fwd f32 image hwc 1080x1920x3->2160x3840",
