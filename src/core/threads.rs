@@ -23,12 +23,18 @@ struct PoolState {
 fn state() -> &'static Mutex<PoolState> {
     static STATE: OnceLock<Mutex<PoolState>> = OnceLock::new();
     STATE.get_or_init(|| {
+        let threads = default_threads();
+        THREADS.store(threads, Relaxed);
         Mutex::new(PoolState {
-            threads: default_threads(),
+            threads,
             pool: None,
         })
     })
 }
+
+/// `PoolState::threads` for lock-free reads (kernels ask once per chunk); 0 until the state
+/// exists. Written under the state's lock.
+static THREADS: AtomicUsize = AtomicUsize::new(0);
 
 fn default_threads() -> usize {
     std::env::var("OMP_NUM_THREADS")
@@ -59,6 +65,7 @@ pub fn set_max_threads(n: usize) {
     let n = if n == 0 { default_threads() } else { n };
     if n != st.threads {
         st.threads = n;
+        THREADS.store(n, Relaxed);
         // Running jobs keep the old pool alive; its workers exit when it is dropped.
         st.pool = None;
     }
@@ -66,7 +73,10 @@ pub fn set_max_threads(n: usize) {
 
 /// Number of threads executions use.
 pub fn max_threads() -> usize {
-    state().lock().unwrap_or_else(|e| e.into_inner()).threads
+    match THREADS.load(Relaxed) {
+        0 => state().lock().unwrap_or_else(|e| e.into_inner()).threads,
+        n => n,
+    }
 }
 
 /// The pool of `threads - 1` workers (the calling thread works too), started on first use.
