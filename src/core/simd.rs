@@ -137,17 +137,13 @@ fn avx512bw() -> bool {
     false
 }
 
-/// AVX-512 BF16 (`vcvtne2ps2bf16`), detected once.
+/// AVX-512 BF16 (`vcvtne2ps2bf16`) with AVX-512BW, detected once.
+#[cfg(target_arch = "x86_64")]
 fn avx512bf16() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static BF16: OnceLock<bool> = OnceLock::new();
-        return *BF16.get_or_init(|| {
-            is_x86_feature_detected!("avx512bf16") && is_x86_feature_detected!("avx512bw")
-        });
-    }
-    #[allow(unreachable_code)]
-    false
+    static BF16: OnceLock<bool> = OnceLock::new();
+    *BF16.get_or_init(|| {
+        is_x86_feature_detected!("avx512bf16") && is_x86_feature_detected!("avx512bw")
+    })
 }
 
 /// Loads element `i` of a contiguous run as f32.
