@@ -380,6 +380,39 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
     }
 }
 
+/// The reference's lerp chain over the `2^M` corners of one vector step (first axis
+/// innermost, `lin(x, y, p, q) = x * p + y * q`), for the hand-written f32 kernels of every
+/// ISA: `$ld!(k)` loads corner `k`, `$lin!` is the ISA's multiply-multiply-add.
+macro_rules! lerp_chain {
+    ($m:expr, $ld:ident, $lin:ident, ($a0:expr, $a1:expr), ($b0:expr, $b1:expr), ($c0:expr, $c1:expr)) => {
+        match $m {
+            0 => $ld!(0),
+            1 => $lin!($ld!(0), $ld!(1), $a0, $a1),
+            2 => $lin!(
+                $lin!($ld!(0), $ld!(1), $a0, $a1),
+                $lin!($ld!(2), $ld!(3), $a0, $a1),
+                $b0,
+                $b1
+            ),
+            _ => {
+                let h0 = $lin!(
+                    $lin!($ld!(0), $ld!(1), $a0, $a1),
+                    $lin!($ld!(2), $ld!(3), $a0, $a1),
+                    $b0,
+                    $b1
+                );
+                let h1 = $lin!(
+                    $lin!($ld!(4), $ld!(5), $a0, $a1),
+                    $lin!($ld!(6), $ld!(7), $a0, $a1),
+                    $b0,
+                    $b1
+                );
+                $lin!(h0, h1, $c0, $c1)
+            }
+        }
+    };
+}
+
 /// AVX-512 f32 lanes of one pixel: masked 16-lane steps (the tail too), the reference's
 /// operation order with separate multiplies and adds (no FMA), so the bits are identical.
 /// With `NT`, full steps at 64-byte aligned addresses are streamed (non-temporal).
@@ -414,31 +447,7 @@ unsafe fn lerp_f32_avx512<const M: usize, const NT: bool>(
                     _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
                 };
             }
-            let r = match M {
-                0 => ld!(0),
-                1 => lin!(ld!(0), ld!(1), a0, a1),
-                2 => lin!(
-                    lin!(ld!(0), ld!(1), a0, a1),
-                    lin!(ld!(2), ld!(3), a0, a1),
-                    b0,
-                    b1
-                ),
-                _ => {
-                    let h0 = lin!(
-                        lin!(ld!(0), ld!(1), a0, a1),
-                        lin!(ld!(2), ld!(3), a0, a1),
-                        b0,
-                        b1
-                    );
-                    let h1 = lin!(
-                        lin!(ld!(4), ld!(5), a0, a1),
-                        lin!(ld!(6), ld!(7), a0, a1),
-                        b0,
-                        b1
-                    );
-                    lin!(h0, h1, c0, c1)
-                }
-            };
+            let r = lerp_chain!(M, ld, lin, (a0, a1), (b0, b1), (c0, c1));
             if NT && rem >= 16 && (out.add(l) as usize).is_multiple_of(64) {
                 _mm512_stream_ps(out.add(l), r);
             } else {
@@ -510,31 +519,7 @@ unsafe fn lerp_f32_avx2_nt<const M: usize>(
                     _mm256_add_ps(_mm256_mul_ps($x, $p), _mm256_mul_ps($y, $q))
                 };
             }
-            let r = match M {
-                0 => ld!(0),
-                1 => lin!(ld!(0), ld!(1), a0, a1),
-                2 => lin!(
-                    lin!(ld!(0), ld!(1), a0, a1),
-                    lin!(ld!(2), ld!(3), a0, a1),
-                    b0,
-                    b1
-                ),
-                _ => {
-                    let h0 = lin!(
-                        lin!(ld!(0), ld!(1), a0, a1),
-                        lin!(ld!(2), ld!(3), a0, a1),
-                        b0,
-                        b1
-                    );
-                    let h1 = lin!(
-                        lin!(ld!(4), ld!(5), a0, a1),
-                        lin!(ld!(6), ld!(7), a0, a1),
-                        b0,
-                        b1
-                    );
-                    lin!(h0, h1, c0, c1)
-                }
-            };
+            let r = lerp_chain!(M, ld, lin, (a0, a1), (b0, b1), (c0, c1));
             if (out.add(l) as usize).is_multiple_of(32) {
                 _mm256_stream_ps(out.add(l), r);
             } else {
@@ -614,31 +599,7 @@ unsafe fn lerp_f32_neon<const M: usize>(
                     vaddq_f32(vmulq_f32($x, $p), vmulq_f32($y, $q))
                 };
             }
-            let r = match M {
-                0 => ld!(0),
-                1 => lin!(ld!(0), ld!(1), a0, a1),
-                2 => lin!(
-                    lin!(ld!(0), ld!(1), a0, a1),
-                    lin!(ld!(2), ld!(3), a0, a1),
-                    b0,
-                    b1
-                ),
-                _ => {
-                    let h0 = lin!(
-                        lin!(ld!(0), ld!(1), a0, a1),
-                        lin!(ld!(2), ld!(3), a0, a1),
-                        b0,
-                        b1
-                    );
-                    let h1 = lin!(
-                        lin!(ld!(4), ld!(5), a0, a1),
-                        lin!(ld!(6), ld!(7), a0, a1),
-                        b0,
-                        b1
-                    );
-                    lin!(h0, h1, c0, c1)
-                }
-            };
+            let r = lerp_chain!(M, ld, lin, (a0, a1), (b0, b1), (c0, c1));
             vst1q_f32(out.add(l), r);
             l += 4;
         }
