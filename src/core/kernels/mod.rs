@@ -1322,10 +1322,7 @@ pub(crate) unsafe fn lanes_rows(
                 let n = group.min(npx - p0);
                 let contiguous = p.post_ops.is_empty() && (dstep == valid || n == 1) && pad == 0;
                 let taps = &pr.taps[p0..p0 + n];
-                if contiguous && d.dtype == DataType::F32 {
-                    // SAFETY: these pixels' lanes are contiguous in dst and written by this run only.
-                    let out = (b.dst as *mut f32).add(doff + p0 * dstep);
-                    let vals = std::slice::from_raw_parts_mut(out, n * valid);
+                let pixels = |vals: &mut [f32], nt: bool| {
                     simd::lanes_row(
                         s.dtype,
                         m,
@@ -1335,8 +1332,13 @@ pub(crate) unsafe fn lanes_rows(
                         taps,
                         pr.two_taps,
                         vals,
-                        stream,
-                    );
+                        nt,
+                    )
+                };
+                if contiguous && d.dtype == DataType::F32 {
+                    // SAFETY: these pixels' lanes are contiguous in dst and written by this run only.
+                    let out = (b.dst as *mut f32).add(doff + p0 * dstep);
+                    pixels(std::slice::from_raw_parts_mut(out, n * valid), stream);
                     p0 += n;
                     continue;
                 }
@@ -1344,17 +1346,7 @@ pub(crate) unsafe fn lanes_rows(
                     buf.resize(group * g.block, 0.0);
                 }
                 let vals = &mut buf[..n * valid];
-                simd::lanes_row(
-                    s.dtype,
-                    m,
-                    b.src,
-                    &sc.offs,
-                    &sc.w,
-                    taps,
-                    pr.two_taps,
-                    vals,
-                    false,
-                );
+                pixels(vals, false);
                 if contiguous {
                     simd::store_contiguous(
                         d.dtype,
