@@ -33,12 +33,7 @@ pub(crate) unsafe fn execute(
     let inputs: Vec<Raw> = std::iter::once(src).chain(bins.iter().copied()).collect();
     let mut copies: Vec<Vec<u8>> = Vec::new();
     for r in inputs.iter().filter(|r| r.overlaps(dst, len)) {
-        let mut c = Vec::new();
-        if !crate::core::faults::may_allocate(r.len) {
-            return Err(CoreError::OutOfMemory);
-        }
-        c.try_reserve_exact(r.len)
-            .map_err(|_| CoreError::OutOfMemory)?;
+        let mut c = crate::core::faults::try_with_capacity(r.len)?;
         // SAFETY: the caller guarantees `r` is readable for its length.
         c.extend_from_slice(unsafe { std::slice::from_raw_parts(r.ptr, r.len) });
         copies.push(c);

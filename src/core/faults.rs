@@ -31,6 +31,21 @@ pub(crate) fn maybe_panic() {
     }
 }
 
+/// An empty vector with room for `n` elements, or `OutOfMemory` — never an abort (and
+/// refused under fault injection as [`may_allocate`] says).
+pub(crate) fn try_with_capacity<T>(n: usize) -> Result<Vec<T>, super::CoreError> {
+    let bytes = n
+        .checked_mul(std::mem::size_of::<T>())
+        .ok_or(super::CoreError::OutOfMemory)?;
+    if !may_allocate(bytes) {
+        return Err(super::CoreError::OutOfMemory);
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| super::CoreError::OutOfMemory)?;
+    Ok(v)
+}
+
 /// False when an allocation of `bytes` must fail as if memory were exhausted.
 #[inline(always)]
 pub(crate) fn may_allocate(bytes: usize) -> bool {

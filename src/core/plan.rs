@@ -193,12 +193,7 @@ impl Plan {
         // u64 words: aligned for every element type.
         fn copy(b: &[u8]) -> Result<Vec<u64>, CoreError> {
             let words = b.len().div_ceil(8);
-            let mut v = Vec::new();
-            if !faults::may_allocate(words * 8) {
-                return Err(CoreError::OutOfMemory);
-            }
-            v.try_reserve_exact(words)
-                .map_err(|_| CoreError::OutOfMemory)?;
+            let mut v = faults::try_with_capacity(words)?;
             v.resize(words, 0);
             bytes_mut(&mut v)[..b.len()].copy_from_slice(b);
             Ok(v)
@@ -398,14 +393,7 @@ fn reserve_tables(p: &Problem) -> Result<(), CoreError> {
     if entries > MAX_TABLE_ENTRIES {
         return Err(CoreError::OutOfMemory);
     }
-    let bytes = entries as usize * TABLE_BYTES_PER_ENTRY;
-    if !faults::may_allocate(bytes) {
-        return Err(CoreError::OutOfMemory);
-    }
-    let mut probe: Vec<u8> = Vec::new();
-    probe
-        .try_reserve_exact(bytes)
-        .map_err(|_| CoreError::OutOfMemory)
+    faults::try_with_capacity::<u8>(entries as usize * TABLE_BYTES_PER_ENTRY).map(drop)
 }
 
 fn validate(p: &Problem) -> Result<(), CoreError> {
