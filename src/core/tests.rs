@@ -76,6 +76,22 @@ fn random_layout(
     l
 }
 
+/// A forward problem with oneDNN's half-pixel rule on every spatial axis (N and C
+/// identity), no post-ops, oneDNN numerics.
+fn onednn_forward(alg: Algorithm, src: &Layout, dst: &Layout) -> Problem {
+    let mut axes = vec![AxisRule::Identity; 2];
+    axes.resize(src.rank(), AxisRule::OnednnHalfPixel);
+    Problem {
+        alg,
+        direction: Direction::Forward,
+        axes,
+        src: src.clone(),
+        dst: dst.clone(),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    }
+}
+
 fn fill(rng: &mut Rng, l: &Layout) -> Vec<u8> {
     let n = l.span_bytes().unwrap();
     let mut b = vec![0u8; n];
@@ -290,20 +306,7 @@ fn padding_lanes_are_zeroed() {
     dl.dims = vec![1, 3, 4, 4];
     dl.padded = vec![1, 8, 4, 4];
     dl.strides = vec![8 * 16, 8 * 16, 8 * 4, 8];
-    let p = Problem {
-        alg: Algorithm::Linear,
-        direction: Direction::Forward,
-        axes: vec![
-            AxisRule::Identity,
-            AxisRule::Identity,
-            AxisRule::OnednnHalfPixel,
-            AxisRule::OnednnHalfPixel,
-        ],
-        src: l.clone(),
-        dst: dl.clone(),
-        post_ops: vec![],
-        numerics: Numerics::Onednn,
-    };
+    let p = onednn_forward(Algorithm::Linear, &l, &dl);
     let plan = Plan::new(p).unwrap();
     assert_eq!(plan.kernel_name(), "lanes_rows");
     let src = vec![0x11u8; l.span_bytes().unwrap()];
@@ -419,20 +422,7 @@ fn large_problems_match_reference() {
     for order in [&[0usize, 1, 2, 3][..], &[0, 2, 3, 1][..]] {
         let src = Layout::dense_permuted(DataType::F32, &[1, 8, 257, 255], order);
         let dst = Layout::dense_permuted(DataType::F32, &[1, 8, 513, 511], order);
-        let p = Problem {
-            alg: Algorithm::Linear,
-            direction: Direction::Forward,
-            axes: vec![
-                AxisRule::Identity,
-                AxisRule::Identity,
-                AxisRule::OnednnHalfPixel,
-                AxisRule::OnednnHalfPixel,
-            ],
-            src: src.clone(),
-            dst: dst.clone(),
-            post_ops: vec![],
-            numerics: Numerics::Onednn,
-        };
+        let p = onednn_forward(Algorithm::Linear, &src, &dst);
         let plan = Plan::new(p).unwrap();
         let s = fill(&mut rng, &src);
         let (mut fast, mut slow) = (
@@ -677,20 +667,7 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
     for &(block, sd, dd, alg, sdt, ddt) in cases {
         let src = lanes_layout(sdt, &sd, block);
         let dst = lanes_layout(ddt, &dd, block);
-        let p = Problem {
-            alg,
-            direction: Direction::Forward,
-            axes: vec![
-                AxisRule::Identity,
-                AxisRule::Identity,
-                AxisRule::OnednnHalfPixel,
-                AxisRule::OnednnHalfPixel,
-            ],
-            src: src.clone(),
-            dst: dst.clone(),
-            post_ops: vec![],
-            numerics: Numerics::Onednn,
-        };
+        let p = onednn_forward(alg, &src, &dst);
         let plan = Plan::new(p).unwrap();
         assert_eq!(plan.kernel_name(), "lanes_rows");
         let s = fill(&mut rng, &src);
@@ -1117,17 +1094,7 @@ fn large_images_match_reference() {
             order.push(1);
             let src = Layout::dense_permuted(sdt, fin, &order);
             let dst = Layout::dense_permuted(ddt, fout, &order);
-            let mut axes = vec![AxisRule::Identity; 2];
-            axes.resize(rank, AxisRule::OnednnHalfPixel);
-            let p = Problem {
-                alg,
-                direction: Direction::Forward,
-                axes,
-                src: src.clone(),
-                dst: dst.clone(),
-                post_ops: vec![],
-                numerics: Numerics::Onednn,
-            };
+            let p = onednn_forward(alg, &src, &dst);
             let plan = Plan::new(p).unwrap();
             assert_eq!(plan.kernel_name(), "image_rows");
             check_streamed(
@@ -1145,20 +1112,7 @@ fn large_images_match_reference() {
             Layout::dense(dt, &[2, 2, 9, 1100]),
             Layout::dense(dt, &[2, 2, 17, 4400]),
         );
-        let p = Problem {
-            alg: Algorithm::Linear,
-            direction: Direction::Forward,
-            axes: vec![
-                AxisRule::Identity,
-                AxisRule::Identity,
-                AxisRule::OnednnHalfPixel,
-                AxisRule::OnednnHalfPixel,
-            ],
-            src: src.clone(),
-            dst: dst.clone(),
-            post_ops: vec![],
-            numerics: Numerics::Onednn,
-        };
+        let p = onednn_forward(Algorithm::Linear, &src, &dst);
         let plan = Plan::new(p).unwrap();
         assert_eq!(plan.kernel_name(), "rows");
         check_streamed(&plan, &mut rng, &src, &dst, &format!("nchw {dt:?}"));
