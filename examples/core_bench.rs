@@ -65,13 +65,20 @@ fn bench_rule(
     // are slow on x86).
     let n = p.src.span_bytes().unwrap() / p.src.dtype.size();
     let v = |i: usize| (i % 97) as f32 * 0.1 - 4.0;
-    let s: Vec<u8> = match p.src.dtype {
+    let bytes: Vec<u8> = match p.src.dtype {
         DataType::Bf16 => (0..n)
             .flat_map(|i| ((v(i).to_bits() >> 16) as u16).to_ne_bytes())
             .collect(),
         DataType::U8 | DataType::S8 => (0..n).map(|i| (i % 97) as u8).collect(),
         _ => (0..n).flat_map(|i| v(i).to_ne_bytes()).collect(),
     };
+    // src 64-byte aligned too (as oneDNN memory objects and the peer benchmark's buffers).
+    let mut sraw = vec![0u8; bytes.len() + 64];
+    let sshift = (64 - sraw.as_ptr() as usize % 64) % 64;
+    let s = &mut sraw[sshift..sshift + bytes.len()];
+    s.copy_from_slice(&bytes);
+    drop(bytes);
+    let s = &*s;
     // dst 64-byte aligned (as oneDNN allocates memory objects), or that many bytes past it
     // with RESAMPLE_BENCH_MISALIGN=n (16: what malloc returns for large blocks).
     let dn = p.dst.span_bytes().unwrap();
@@ -80,11 +87,11 @@ fn bench_rule(
         + std::env::var("RESAMPLE_BENCH_MISALIGN")
             .map_or(0, |v| v.parse::<usize>().unwrap_or(16) % 4096);
     let d = &mut raw[shift..shift + dn];
-    plan.execute(&s, d, &[]).unwrap();
+    plan.execute(s, d, &[]).unwrap();
     let (mut times, mut cpu) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         let (t, c) = (Instant::now(), cpu_ms());
-        plan.execute(&s, d, &[]).unwrap();
+        plan.execute(s, d, &[]).unwrap();
         times.push(t.elapsed().as_secs_f64() * 1e3);
         cpu.push(cpu_ms() - c);
     }
@@ -117,6 +124,13 @@ fn main() {
         Forward,
         nchw(&[8, 256, 32, 32]),
         nchw(&[8, 256, 64, 64]),
+    );
+    bench(
+        "nearest fwd nchw 8x64x112x112->56",
+        Nearest,
+        Forward,
+        nchw(&[8, 64, 112, 112]),
+        nchw(&[8, 64, 56, 56]),
     );
     bench(
         "nearest fwd nhwc 2x1280x12x12->24",

@@ -4,6 +4,7 @@
 // Every unsafe block outside `kernels` states why it is sound (issue 9).
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod aligned;
 pub mod axis;
 mod cache;
 mod canonical;

@@ -1093,15 +1093,16 @@ pub(crate) unsafe fn stream_copy(src: *const u8, dst: *mut u8, n: usize) {
 /// A pointer into `buf` (grown to hold `n` elements past it) at the same address as `dst`
 /// modulo 64, for [`stream_copy`].
 pub(crate) fn scratch_like<T: Copy + Default>(
-    buf: &mut Vec<T>,
+    buf: &mut super::aligned::AlignedBuf<T>,
     dst: *const u8,
     n: usize,
 ) -> *mut T {
     let sz = std::mem::size_of::<T>();
     if buf.len() < n + 64 / sz {
-        buf.resize(n + 64 / sz, T::default());
+        buf.resize(n + 64 / sz);
     }
-    let shift = (dst as usize % 64 + 64 - buf.as_ptr() as usize % 64) % 64 / sz;
+    // The buffer starts on a line, so dst's offset within its line is the shift.
+    let shift = dst as usize % 64 / sz;
     // SAFETY: shift < 64 / sz and the buffer holds n + 64 / sz elements.
     unsafe { buf.as_mut_ptr().add(shift) }
 }

@@ -13,6 +13,7 @@
 //! reference's sequence of products and additions; only the loops over elements moved.
 //! With rows of a few elements this replaces per-row calls with per-plane ones.
 
+use super::super::aligned::AlignedBuf;
 use super::super::dtype::DataType;
 use super::super::reference::{odometer, Bufs, Tables};
 use super::super::simd;
@@ -350,7 +351,7 @@ pub(crate) unsafe fn run(
         let mo = if nearest { 0 } else { outer.len() };
         debug_assert!(mo <= 1);
         let mut acc = vec![[0f32; V]; g.nch];
-        let mut out = vec![0f32; g.np];
+        let mut out = AlignedBuf::<f32>::zeroed(g.np);
         let mut runs = Runs::new(p, t, &[(g.h, 1, 0, 0), (g.w, 1, 0, 0)], start);
         let src = b.src as *const f32;
         for _ in start..end {

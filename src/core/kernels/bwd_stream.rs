@@ -11,6 +11,7 @@
 //! reference's sequence of products and additions, so the bits are the same; the diff_dst
 //! row is read once per group instead of being gathered per diff_src element.
 
+use super::super::aligned::AlignedBuf;
 use super::super::dtype::DataType;
 use super::super::reference::{odometer, Bufs, Tables};
 use super::super::simd::{self, Bf16s, F16s, F32s, S32s, S8s, Src, U8s};
@@ -385,8 +386,8 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
             && g.segs.iter().all(|sg| sg.padded.is_none());
         // f32 results accumulate in place in diff_src (rows are contiguous).
         let in_place = d.dtype == DataType::F32 && aligned(b.dst);
-        let mut acc = vec![0f32; n_in];
-        let mut tbuf: Vec<f32> = Vec::new();
+        let mut acc = AlignedBuf::<f32>::zeroed(n_in);
+        let mut tbuf = AlignedBuf::<f32>::new();
         let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
         for _ in start..end {
             let idx = runs.pos;
@@ -422,7 +423,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                     let ms = if nearest { 0 } else { m };
                     let cache = !direct && !fused && npos.saturating_mul(n_out) <= T_CACHE;
                     if cache {
-                        tbuf.resize(npos * n_out, 0.0);
+                        tbuf.resize(npos * n_out);
                         for q in 0..npos {
                             let (off, wv) = row(q);
                             scale_row(
@@ -435,7 +436,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
                             );
                         }
                     } else if !direct && !fused {
-                        tbuf.resize(n_out, 0.0);
+                        tbuf.resize(n_out);
                     }
                     for seg in &g.segs {
                         for q in 0..npos {
@@ -478,7 +479,7 @@ unsafe fn flat(p: &Problem, n: usize, b: Bufs<'_>, start: usize, end: usize) {
     unsafe {
         let (s, d) = (&p.src, &p.dst);
         let f32_only = s.dtype == DataType::F32 && d.dtype == DataType::F32;
-        let mut buf = vec![0f32; if f32_only { 0 } else { FLAT.min(n) }];
+        let mut buf = AlignedBuf::<f32>::zeroed(if f32_only { 0 } else { FLAT.min(n) });
         for r in start..end {
             let i0 = r * FLAT;
             let c = FLAT.min(n - i0);
@@ -1082,7 +1083,7 @@ unsafe fn laned(
         let dsz = d.dtype.size();
         let cdim = d.dims[la.c];
         let (pss, pds) = (s.strides[w], d.strides[w]);
-        let mut buf: Vec<f32> = Vec::new();
+        let mut buf = AlignedBuf::<f32>::new();
         let mut terms: Vec<Term> = Vec::new();
         let mut combos: Vec<(u32, u32)> = Vec::new();
         let mut runs = Runs::new(
@@ -1144,7 +1145,7 @@ unsafe fn laned(
                     s.dtype.size(),
                 );
             } else {
-                buf.resize(n_in * valid, 0.0);
+                buf.resize(n_in * valid);
                 px_row(
                     s.dtype,
                     g.nweights,

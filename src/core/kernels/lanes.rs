@@ -8,6 +8,7 @@
 //! precomputed at plan time. The values are the reference's: every blended column is the
 //! same `acc = v0*w0; acc = acc + v1*w1` chain, computed once instead of once per tap.
 
+use super::super::aligned::AlignedBuf;
 use super::super::dtype::DataType;
 use super::super::reference::Bufs;
 use super::super::simd;
@@ -126,8 +127,8 @@ pub(crate) unsafe fn flat_run(
     fr: &FlatRow,
     b: Bufs<'_>,
     r: FlatRun<'_>,
-    row: &mut Vec<f32>,
-    out: &mut Vec<f32>,
+    row: &mut AlignedBuf<f32>,
+    out: &mut AlignedBuf<f32>,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
@@ -137,11 +138,11 @@ pub(crate) unsafe fn flat_run(
         let dstep = d.strides[pr.px];
         let direct = p.post_ops.is_empty() && d.dtype == DataType::F32;
         if row.len() < fr.max_len {
-            row.resize(fr.max_len, 0.0);
+            row.resize(fr.max_len);
         }
         let group = (ROW_BUF / r.valid.max(1)).max(1);
         if !direct && out.len() < group * r.valid {
-            out.resize(group * r.valid, 0.0);
+            out.resize(group * r.valid);
         }
         for g in &fr.groups {
             let rowp = blend(p, b, r.sc, g, row);

@@ -12,6 +12,7 @@
 pub(crate) mod bwd_planes;
 pub(crate) mod bwd_stream;
 
+use super::aligned::AlignedBuf;
 use super::dtype::{load_f32, store_f32, DataType};
 use super::plan::Strategy;
 use super::reference::{odometer, post_ops, Bufs, Tables};
@@ -907,8 +908,8 @@ pub(crate) unsafe fn rows(
         let oh_n = h.map_or(1, |h| d.dims[h]);
         let mut corners = Corners::new();
         let mut scratch = Vec::new();
-        let mut row = vec![0f32; g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK];
-        let mut out = vec![0f32; g.out_w];
+        let mut row = AlignedBuf::<f32>::zeroed(g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK);
+        let mut out = AlignedBuf::<f32>::zeroed(g.out_w);
         let mut one = [0f32; 1];
         let raw = p.raw_nearest();
         // Long rows stream through a buffer (short ones would leave partial lines at both
@@ -1161,7 +1162,7 @@ unsafe fn bwd_rows_typed<S: Src>(
         let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
         let m = ra.len();
         let wt = t.bwd[w].as_ref().unwrap();
-        let mut out = vec![0f32; g.out_w];
+        let mut out = AlignedBuf::<f32>::zeroed(g.out_w);
         let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
         for _ in start..end {
             let mut idx = runs.pos;
@@ -1262,8 +1263,8 @@ pub(crate) unsafe fn lanes_rows(
         let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
         // Allocated on first use: raw copies and f32 rows written in place never need it,
         // and zeroing it cost small problems a tenth of their time.
-        let mut buf: Vec<f32> = Vec::new();
-        let mut row = Vec::new();
+        let mut buf = AlignedBuf::<f32>::new();
+        let mut row = AlignedBuf::new();
         let inside = pr.px2.map_or((px, 1, 0, 0), |a| (a, 1, 0, 0));
         let mut runs = Runs::new(
             p,
@@ -1343,7 +1344,7 @@ pub(crate) unsafe fn lanes_rows(
                     continue;
                 }
                 if buf.len() < group * g.block {
-                    buf.resize(group * g.block, 0.0);
+                    buf.resize(group * g.block);
                 }
                 let vals = &mut buf[..n * valid];
                 pixels(vals, false);

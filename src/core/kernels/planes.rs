@@ -6,6 +6,7 @@
 //! plan time. Same products and sums in the same order as the reference.
 
 use super::{simd, Runs};
+use crate::core::aligned::AlignedBuf;
 use crate::core::dtype::DataType;
 use crate::core::reference::{Bufs, Tables};
 use crate::core::{Algorithm, Direction, Problem};
@@ -176,7 +177,7 @@ pub(crate) unsafe fn run(
     start: usize,
     end: usize,
 ) {
-    let mut buf = vec![0f32; g.a.len()];
+    let mut buf = AlignedBuf::<f32>::zeroed(g.a.len());
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     for _ in start..end {
         let (doff, sbase) = (runs.doff, runs.sbase);
