@@ -172,6 +172,42 @@ PROBLEMS = [
       (8, 8, 8), (16, 16, 16)),
 ]
 
+
+
+def random_problems(count, seed):
+    """`count` random oneDNN-face problems (the space an independent suite samples): forward
+    and backward, nearest and linear, 1-3 spatial axes, plain / channels-last / nChw16c,
+    f32 / bf16 / u8 (forward), ratios 1/3..3, 10^3..10^7 elements per tensor"""
+    import random
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        bwd = rng.random() < 0.35
+        alg = rng.choice([NN, LIN])
+        nsp = rng.choice([1, 2, 2, 2, 3])
+        layout = rng.choice([PL, PL, CL, CL, BL])
+        dt = rng.choice(["f32", "f32", "bf16"] + ([] if bwd else ["u8"]))
+        c = rng.choice([1, 3, 4, 8, 16, 17, 32, 48, 64, 96, 128, 256, 512])
+        if layout == BL:
+            c = max(16, c // 16 * 16)
+        n = rng.choice([1, 1, 2, 4, 8])
+        target = 10 ** rng.uniform(3, 7) / (n * c)  # spatial points of the larger side
+        side = max(1.0, target ** (1.0 / nsp))
+        inn, outs = [], []
+        for _ in range(nsp):
+            r = rng.choice([0.5, 2.0, 2.0, 3.0, 1 / 3, rng.uniform(1 / 3, 3)])
+            big = max(2, int(side * rng.uniform(0.6, 1.4)))
+            small = max(1, int(round(big / max(r, 1 / r))))
+            i, o = (small, big) if r >= 1 else (big, small)
+            inn.append(i)
+            outs.append(o)
+        lt = {PL: "ncx", CL: "nxc", BL: "nCx16c"}[layout]
+        name = (f"rnd{len(out)}_{'bwd' if bwd else 'fwd'}_{alg}_{lt}_{dt}_mb{n}ic{c}_"
+                f"{'x'.join(map(str, inn))}to{'x'.join(map(str, outs))}")
+        out.append(P(name, B if bwd else F, alg, dt, layout, n, c, inn, outs))
+    return out
+
+
 # ----------------------------------------------------------------------------------------
 # Buffers: numpy arrays in the problem's physical layout
 
@@ -794,7 +830,12 @@ def main():
     ap.add_argument("--ours3", default=os.environ.get("RESAMPLE3_LIB", OURS3))
     ap.add_argument("--dnnl3", default=os.environ.get("DNNL3_LIB") or wheel_file(
         "onednn-cpu-gomp", "libdnnl.so.3") or os.path.join(sys.prefix, "lib", "libdnnl.so.3"))
+    ap.add_argument("--random", type=int, metavar="N",
+                    help="run N random problems (seeded by --seed) instead of the fixed list")
+    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
+    if args.random:
+        PROBLEMS[:] = random_problems(args.random, args.seed)
     if args.quick:
         args.rounds, args.block = 3, 0.01
     allcpu = len(os.sched_getaffinity(0))
