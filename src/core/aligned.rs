@@ -71,11 +71,17 @@ mod tests {
     fn starts_on_a_line_and_resizes_like_a_vec() {
         let mut b = AlignedBuf::<f32>::new();
         let mut v: Vec<f32> = Vec::new();
-        for (k, n) in [5usize, 3, 100, 100, 7, 4097, 0, 16].into_iter().enumerate() {
+        for (k, n) in [5usize, 3, 100, 100, 7, 4097, 0, 16]
+            .into_iter()
+            .enumerate()
+        {
             b.resize(n);
             v.resize(n, 0.0);
             assert_eq!(&b[..], &v[..], "step {k}");
-            assert!(n == 0 || (b.as_ptr() as usize).is_multiple_of(LINE), "step {k}");
+            assert!(
+                n == 0 || (b.as_ptr() as usize).is_multiple_of(LINE),
+                "step {k}"
+            );
             for (i, x) in b.iter_mut().enumerate() {
                 *x = (k * 1000 + i) as f32;
             }

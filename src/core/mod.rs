@@ -59,15 +59,30 @@ pub struct Problem {
     pub numerics: Numerics,
 }
 
+/// How a nearest problem moves values without converting them (see [`Problem::raw_nearest`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RawCopy {
+    /// The source bits as they are.
+    Bits,
+    /// bf16 under oneDNN numerics: the bits, then subnormals flushed to signed zero and NaNs
+    /// quieted — what oneDNN's round trip through f32 does to each value.
+    Bf16Onednn,
+}
+
 impl Problem {
-    /// Nearest without post-ops where copying the source bits equals the load / convert /
-    /// store round trip: every kernel may then move raw bytes.
-    pub(crate) fn raw_nearest(&self) -> bool {
-        self.alg == Algorithm::Nearest
-            && self.post_ops.is_empty()
-            && self
-                .numerics
-                .raw_copy_allowed(self.src.dtype, self.dst.dtype)
+    /// Nearest without post-ops where the load / convert / store round trip is the source
+    /// bits, or the bits and a per-value fixup: every kernel may then move raw bytes.
+    pub(crate) fn raw_nearest(&self) -> Option<RawCopy> {
+        let (s, d) = (self.src.dtype, self.dst.dtype);
+        if self.alg != Algorithm::Nearest || !self.post_ops.is_empty() {
+            None
+        } else if self.numerics.raw_copy_allowed(s, d) {
+            Some(RawCopy::Bits)
+        } else if s == DataType::Bf16 && d == DataType::Bf16 && self.numerics == Numerics::Onednn {
+            Some(RawCopy::Bf16Onednn)
+        } else {
+            None
+        }
     }
 
     /// (forward-input, forward-output) size of axis `d`.

@@ -102,7 +102,7 @@ unsafe fn element(p: &Problem, t: &Tables, b: Bufs<'_>, idx: &[usize]) {
                     let sptr = b
                         .src
                         .add(p.src.elem_offset(&src_idx[..idx.len()]) * p.src.dtype.size());
-                    if p.raw_nearest() {
+                    if p.raw_nearest() == Some(super::RawCopy::Bits) {
                         std::ptr::copy_nonoverlapping(sptr, dptr, dsz);
                     } else {
                         let v = load_f32(sptr, p.src.dtype);

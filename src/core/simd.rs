@@ -14,6 +14,7 @@
 //! whose SAFETY line says which.
 
 use super::dtype::{bf16_to_f32, DataType, Numerics};
+use super::RawCopy;
 use std::sync::OnceLock;
 
 /// A kernel instruction set. `Base` is the portable code (the generic bodies, which LLVM
@@ -944,6 +945,7 @@ pub(crate) unsafe fn copy_pixels(
     dstride: usize,
     pad: usize,
     nt: bool,
+    raw: RawCopy,
 ) {
     // SAFETY: the caller guarantees `src + taps[q].0 * ssz .. + bytes` readable and `dst + q *
     // dstride .. + bytes + pad` writable and disjoint from it; the AVX2 variant runs only when
@@ -959,38 +961,46 @@ pub(crate) unsafe fn copy_pixels(
             dst: *mut u8,
             dstride: usize,
             nt: bool,
+            fix: bool,
         ) {
             // SAFETY: AVX2 was detected by the caller; 32-byte steps end at or before `bytes` and
             // the overlapping last one starts at `bytes - 32 >= 0`, all within each pixel's
             // `bytes`.
             unsafe {
                 use std::arch::x86_64::*;
-                // 32-byte steps; the tail is one last overlapping step (same bytes again).
+                // 32-byte steps; the tail is one last overlapping step (same bytes again, and
+                // the bf16 fixup gives the same bits again).
                 let full = bytes / 32;
                 let last = bytes - 32;
+                let ld = |p: *const u8| {
+                    let v = _mm256_loadu_si256(p as *const __m256i);
+                    if fix {
+                        bf16_fix_avx2(v)
+                    } else {
+                        v
+                    }
+                };
                 for (q, t) in taps.iter().enumerate() {
                     let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
                     if nt && (d as usize).is_multiple_of(32) {
                         for k in 0..full {
-                            let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
-                            _mm256_stream_si256(d.add(32 * k) as *mut __m256i, v);
+                            _mm256_stream_si256(d.add(32 * k) as *mut __m256i, ld(s.add(32 * k)));
                         }
                     } else {
                         for k in 0..full {
-                            let v = _mm256_loadu_si256(s.add(32 * k) as *const __m256i);
-                            _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, v);
+                            _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, ld(s.add(32 * k)));
                         }
                     }
                     if !bytes.is_multiple_of(32) {
-                        let v = _mm256_loadu_si256(s.add(last) as *const __m256i);
-                        _mm256_storeu_si256(d.add(last) as *mut __m256i, v);
+                        _mm256_storeu_si256(d.add(last) as *mut __m256i, ld(s.add(last)));
                     }
                 }
             }
         }
+        let fix = raw == RawCopy::Bf16Onednn;
         #[cfg(target_arch = "x86_64")]
         if isa() != Isa::Base && bytes >= 32 {
-            avx2(src, taps, ssz, bytes, dst, dstride, nt);
+            avx2(src, taps, ssz, bytes, dst, dstride, nt, fix);
             if pad > 0 {
                 for q in 0..taps.len() {
                     std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
@@ -999,7 +1009,7 @@ pub(crate) unsafe fn copy_pixels(
             return;
         }
         #[cfg(target_arch = "aarch64")]
-        if isa() == Isa::Neon && bytes >= 16 {
+        if isa() == Isa::Neon && bytes >= 16 && !fix {
             copy_pixels_neon(src, taps, ssz, bytes, dst, dstride);
             if pad > 0 {
                 for q in 0..taps.len() {
@@ -1011,7 +1021,11 @@ pub(crate) unsafe fn copy_pixels(
         let _ = nt;
         for (q, t) in taps.iter().enumerate() {
             let d = dst.add(q * dstride);
-            std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
+            if fix {
+                copy_bf16_onednn(src.add(t.0 * ssz), d, bytes / 2);
+            } else {
+                std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
+            }
             if pad > 0 {
                 std::ptr::write_bytes(d.add(bytes), 0, pad);
             }
@@ -1669,6 +1683,48 @@ fn bf16_roundtrip_bits(b: u16) -> u16 {
         b | 0x40
     } else {
         b
+    }
+}
+
+/// [`bf16_roundtrip_bits`] on the 16 bf16 lanes of `v`: subnormals (zero exponent) keep
+/// only their sign, NaNs get the quiet bit.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bf16_fix_avx2(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    // SAFETY: the callers enable AVX2; register operations only.
+    unsafe {
+        use std::arch::x86_64::*;
+        let exp = _mm256_and_si256(v, _mm256_set1_epi16(0x7F80));
+        let sub = _mm256_cmpeq_epi16(exp, _mm256_setzero_si256());
+        // Non-negative as i16, so the signed compare orders magnitudes.
+        let mag = _mm256_and_si256(v, _mm256_set1_epi16(0x7FFF));
+        let nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16(0x7F80));
+        let kept = _mm256_andnot_si256(_mm256_and_si256(sub, _mm256_set1_epi16(0x7FFF)), v);
+        _mm256_or_si256(kept, _mm256_and_si256(nan, _mm256_set1_epi16(0x40)))
+    }
+}
+
+/// Applies [`bf16_roundtrip_bits`] to the `n` bf16 values at `p` in place (a raw nearest
+/// copy's fixup under oneDNN numerics).
+pub(crate) unsafe fn bf16_fix(p: *mut u8, n: usize) {
+    #[inline(always)]
+    fn body(v: &mut [u16]) {
+        for x in v {
+            *x = bf16_roundtrip_bits(*x);
+        }
+    }
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+    unsafe fn avx2(v: &mut [u16]) {
+        body(v)
+    }
+    // SAFETY: the caller guarantees `n` writable, element-aligned u16 at `p` (the plan runs
+    // misaligned buffers through aligned copies); AVX2 code runs only when detected.
+    unsafe {
+        let v = std::slice::from_raw_parts_mut(p as *mut u16, n);
+        match isa() {
+            Isa::Avx512 | Isa::Avx2 => avx2(v),
+            Isa::Base | Isa::Neon => body(v),
+        }
     }
 }
 

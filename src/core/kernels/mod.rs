@@ -18,7 +18,7 @@ use super::plan::Strategy;
 use super::reference::{odometer, post_ops, Bufs, Tables};
 use super::simd::{self, Src};
 use super::taps::{BwdTaps, FwdTaps};
-use super::{Algorithm, Direction, Problem, MAX_RANK};
+use super::{Algorithm, Direction, Problem, RawCopy, MAX_RANK};
 
 mod hlerp;
 mod images;
@@ -448,7 +448,7 @@ fn merge_rows(
         return (taps, None);
     };
     let n2 = d.dims[px2];
-    if !p.raw_nearest()
+    if p.raw_nearest().is_none()
         || taps.len() >= SHORT_ROW
         || n2 < 2
         || d.strides[px2] != taps.len() * d.strides[px]
@@ -765,12 +765,12 @@ pub(crate) unsafe fn lanes(
             match p.direction {
                 Direction::Forward if g.small => {
                     let sc = SmallCorners::fill(t, &t.resampled, &s.strides, &idx[..rank], sbase);
-                    if raw && sc.m == 0 {
-                        std::ptr::copy_nonoverlapping(
-                            b.src.add(sc.offs[0] * ssz),
-                            b.dst.add(doff * dsz),
-                            valid * dsz,
-                        );
+                    if let (Some(raw), 0) = (raw, sc.m) {
+                        let (sp, dp) = (b.src.add(sc.offs[0] * ssz), b.dst.add(doff * dsz));
+                        match raw {
+                            RawCopy::Bits => std::ptr::copy_nonoverlapping(sp, dp, valid * dsz),
+                            RawCopy::Bf16Onednn => simd::copy_bf16_onednn(sp, dp, valid),
+                        }
                     } else {
                         let mut l0 = 0;
                         while l0 < valid {
@@ -908,7 +908,8 @@ pub(crate) unsafe fn rows(
         let oh_n = h.map_or(1, |h| d.dims[h]);
         let mut corners = Corners::new();
         let mut scratch = Vec::new();
-        let mut row = AlignedBuf::<f32>::zeroed(g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK);
+        let mut row =
+            AlignedBuf::<f32>::zeroed(g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK);
         let mut out = AlignedBuf::<f32>::zeroed(g.out_w);
         let mut one = [0f32; 1];
         let raw = p.raw_nearest();
@@ -947,7 +948,7 @@ pub(crate) unsafe fn rows(
                     m: 0,
                 }
             };
-            if raw {
+            if let Some(raw) = raw {
                 // Raw nearest: one src row per dst row, no conversion — the lean loop.
                 let hs = h.map_or(0, |h| s.strides[h]);
                 let hd = h.map_or(0, |h| d.strides[h]);
@@ -967,6 +968,10 @@ pub(crate) unsafe fn rows(
                             match g.repeat {
                                 Some(k) => images::repeat_px(ssz * nc, sp, dp, s.dims[w], k),
                                 None => images::gather_px(ssz * nc, sp, dp, &pix.idx),
+                            }
+                            if raw == RawCopy::Bf16Onednn {
+                                // The row is in cache: the fixup pass costs little.
+                                simd::bf16_fix(dp, g.out_w);
                             }
                         }
                     }
@@ -1254,12 +1259,6 @@ pub(crate) unsafe fn lanes_rows(
         let cdim = d.dims[g.c];
         let raw = p.raw_nearest();
         let stream = pr.stream.now();
-        // oneDNN's bf16 nearest is a bit copy with subnormal flush and NaN quieting.
-        let bf16_onednn = p.alg == Algorithm::Nearest
-            && p.post_ops.is_empty()
-            && s.dtype == DataType::Bf16
-            && d.dtype == DataType::Bf16
-            && p.numerics == super::dtype::Numerics::Onednn;
         let group = (ROW_BUF / g.block.max(1)).clamp(1, npx.max(1));
         // Allocated on first use: raw copies and f32 rows written in place never need it,
         // and zeroing it cost small problems a tenth of their time.
@@ -1281,17 +1280,7 @@ pub(crate) unsafe fn lanes_rows(
             runs.advance();
             let sc = SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase);
             let pad = g.block - valid;
-            if bf16_onednn && sc.m == 0 {
-                for (o, tap) in pr.taps.iter().enumerate() {
-                    let dp = b.dst.add((doff + o * dstep) * dsz);
-                    simd::copy_bf16_onednn(b.src.add((sc.offs[0] + tap.0) * ssz), dp, valid);
-                    if pad > 0 {
-                        std::ptr::write_bytes(dp.add(valid * dsz), 0, pad * dsz);
-                    }
-                }
-                continue;
-            }
-            if raw && sc.m == 0 {
+            if let (Some(raw), 0) = (raw, sc.m) {
                 simd::copy_pixels(
                     b.src.add(sc.offs[0] * ssz),
                     &pr.taps,
@@ -1301,6 +1290,7 @@ pub(crate) unsafe fn lanes_rows(
                     dstep * dsz,
                     pad * dsz,
                     stream,
+                    raw,
                 );
                 continue;
             }
