@@ -488,6 +488,81 @@ unsafe fn lanes_row_f32_avx512<const M: usize, const NT: bool>(
     }
 }
 
+/// AVX-512 bf16 lanes of one pixel (blocked and channels-last bf16 sources): whole 16-lane
+/// steps widen the bf16 bits to f32 in registers (exact), a shorter tail goes through
+/// [`lerp_body`]; separate multiplies and adds in the reference's order, so the bits are
+/// identical. The auto-vectorised generic loop paid a loop setup per 16-lane pixel.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lerp_bf16_avx512<const M: usize>(
+    src: *const u16,
+    offs: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    out: *mut f32,
+    n: usize,
+) {
+    // SAFETY: runs only when AVX-512F was detected; full steps read and write lanes `l..l + 16
+    // <= n` of `src + offs[k]` and `out`, the tail is `lerp_body`'s, all of which the caller
+    // guarantees valid.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (a0, a1) = (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1]));
+        let (b0, b1) = (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1]));
+        let (c0, c1) = (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1]));
+        let mut l = 0;
+        while l + 16 <= n {
+            macro_rules! ld {
+                ($k:expr) => {{
+                    let h = _mm256_loadu_si256(src.add(offs[$k] + l) as *const __m256i);
+                    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
+                }};
+            }
+            macro_rules! lin {
+                ($x:expr, $y:expr, $p:expr, $q:expr) => {
+                    _mm512_add_ps(_mm512_mul_ps($x, $p), _mm512_mul_ps($y, $q))
+                };
+            }
+            let r = lerp_chain!(M, ld, lin, (a0, a1), (b0, b1), (c0, c1));
+            _mm512_storeu_ps(out.add(l), r);
+            l += 16;
+        }
+        if l < n {
+            let o = offs.map(|o| o + l);
+            let tail = std::slice::from_raw_parts_mut(out.add(l), n - l);
+            lerp_body::<Bf16s, M>(src as *const u8, &o, w, tail);
+        }
+    }
+}
+
+/// [`lanes_row_body`] for bf16 sources on AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lanes_row_bf16_avx512<const M: usize>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+) {
+    // SAFETY: runs only when AVX-512F was detected; `out` has `px.len() * lanes` elements so `out +
+    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
+    unsafe {
+        let lanes = out.len() / px.len().max(1);
+        let mut ww = *w;
+        for (p, &tap) in px.iter().enumerate() {
+            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+            lerp_bf16_avx512::<M>(
+                src as *const u16,
+                &offs,
+                &ww,
+                out.as_mut_ptr().add(p * lanes),
+                lanes,
+            );
+        }
+    }
+}
+
 /// AVX2 f32 lanes of one pixel with streamed stores: 8-lane steps (streamed at 32-byte
 /// aligned addresses), the rest one lane at a time; separate multiplies and adds in the
 /// reference's order, so the bits are identical.
@@ -680,6 +755,15 @@ pub(crate) unsafe fn lanes_row(
                 (1, true) => lanes_row_f32_avx512::<1, true>(src, base, w, px, px2, out),
                 (2, true) => lanes_row_f32_avx512::<2, true>(src, base, w, px, px2, out),
                 (_, true) => lanes_row_f32_avx512::<3, true>(src, base, w, px, px2, out),
+            };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if dt == DataType::Bf16 && isa() == Isa::Avx512 {
+            return match m {
+                0 => lanes_row_bf16_avx512::<0>(src, base, w, px, px2, out),
+                1 => lanes_row_bf16_avx512::<1>(src, base, w, px, px2, out),
+                2 => lanes_row_bf16_avx512::<2>(src, base, w, px, px2, out),
+                _ => lanes_row_bf16_avx512::<3>(src, base, w, px, px2, out),
             };
         }
         #[cfg(target_arch = "x86_64")]
