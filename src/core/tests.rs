@@ -1180,7 +1180,18 @@ fn planes_match_reference_bitwise() {
         sdims.extend([ih, iw]);
         let mut ddims = lead.clone();
         ddims.extend([oh, ow]);
-        let mut src = Layout::dense(DataType::F32, &sdims);
+        // Mostly f32; any other pair goes through converted planes.
+        let types = [
+            DataType::F32,
+            DataType::F32,
+            DataType::Bf16,
+            DataType::U8,
+            DataType::S8,
+            DataType::S32,
+            DataType::F16,
+        ];
+        let (sdt, ddt) = (rng.pick(&types), rng.pick(&types));
+        let mut src = Layout::dense(sdt, &sdims);
         if rng.below(3) == 0 {
             // Gaps after each src row and plane.
             let r = sdims.len();
@@ -1196,12 +1207,12 @@ fn planes_match_reference_bitwise() {
             direction: Direction::Forward,
             axes,
             src: src.clone(),
-            dst: Layout::dense(DataType::F32, &ddims),
+            dst: Layout::dense(ddt, &ddims),
             post_ops: vec![],
             numerics: Numerics::Onednn,
         };
         let mut sbuf = fill(&mut rng, &src);
-        if rng.below(4) == 0 {
+        if sdt == DataType::F32 && ddt == DataType::F32 && rng.below(4) == 0 {
             for (k, v) in [-0.0f32, f32::INFINITY, f32::NAN, 1e-40].iter().enumerate() {
                 let at = (k * 4 + rng.below(sbuf.len() / 4) * 4) % sbuf.len().max(4);
                 sbuf[at..at + 4].copy_from_slice(&v.to_ne_bytes());
@@ -1220,6 +1231,9 @@ fn planes_match_reference_bitwise() {
             // Bit for bit, except which NaN comes out when two different NaNs meet in one
             // sum (x86 returns the first operand's, and LLVM may commute a vector add).
             let canon = |b: &mut Vec<u8>| {
+                if ddt != DataType::F32 {
+                    return;
+                }
                 for c in b.chunks_exact_mut(4) {
                     if f32::from_ne_bytes(c.try_into().unwrap()).is_nan() {
                         c.copy_from_slice(&f32::NAN.to_ne_bytes());
@@ -1229,20 +1243,15 @@ fn planes_match_reference_bitwise() {
             canon(&mut fast);
             canon(&mut slow);
             if fast != slow {
-                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap() / 4 * 4;
-                let f = |b: &[u8]| f32::from_ne_bytes(b[i..i + 4].try_into().unwrap());
+                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
                 panic!(
-                    "case {case} {isa:?} {}: {sdims:?} -> {ddims:?} {rule:?}: at byte {i} {:?} ({:#x}) vs reference {:?} ({:#x})",
+                    "case {case} {isa:?} {}: {sdt:?}->{ddt:?} {sdims:?} -> {ddims:?} {rule:?}: at byte {i}",
                     plan.kernel_name(),
-                    f(&fast),
-                    f(&fast).to_bits(),
-                    f(&slow),
-                    f(&slow).to_bits()
                 );
             }
         }
     }
-    assert!(hits > 400, "planes kernel ran in only {hits} of 600 cases");
+    assert!(hits > 380, "planes kernel ran in only {hits} of 600 cases");
 }
 
 /// Fuzzer finding: a channels-last problem whose identity pixel axis is huge built a

@@ -14,6 +14,9 @@ use crate::core::{Algorithm, Direction, Problem};
 /// Largest plane buffer and output plane (elements) this path takes.
 const MAX_PLANE: usize = 4096;
 
+/// Largest source span (elements) converted per plane for non-f32 sources.
+const MAX_SPAN: usize = 1 << 14;
+
 /// Widest output row this path takes: its per-element gathers beat the rows kernel only
 /// while rows are short (nchw 8x256 32x32->64x64: 11.3 ms here, 4.7 ms by rows; 1x16
 /// 4x4->8x8: 1.6 us here, 4 us by rows).
@@ -36,6 +39,9 @@ pub(crate) struct PlaneGeom {
     e: Vec<u32>,
     p: Vec<f32>,
     q: Vec<f32>,
+    /// Source elements a plane reads from its base (converted to f32 first when the source
+    /// is not f32).
+    span: usize,
 }
 
 impl PlaneGeom {
@@ -44,16 +50,16 @@ impl PlaneGeom {
     }
 }
 
-/// The plane geometry when `p` is a forward f32 linear problem resampling exactly its last
-/// two axes with two taps each, dst planes contiguous, and planes small.
+/// The plane geometry when `p` is a forward linear problem (any types but f64) resampling
+/// exactly its last two axes with two taps each, dst planes contiguous, and planes small.
 pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     let (s, d) = (&p.src, &p.dst);
     let rank = s.rank();
     if p.direction != Direction::Forward
         || p.alg != Algorithm::Linear
         || !p.post_ops.is_empty()
-        || s.dtype != DataType::F32
-        || d.dtype != DataType::F32
+        || s.dtype == DataType::F64
+        || d.dtype == DataType::F64
         || rank < 2
         || s.is_blocked()
         || d.is_blocked()
@@ -95,6 +101,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         e: Vec::with_capacity(oh * ow),
         p: Vec::with_capacity(oh * ow),
         q: Vec::with_capacity(oh * ow),
+        span: 0,
     };
     for r in 0..oh {
         let (ii, ww) = fh.taps(r);
@@ -111,6 +118,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
             g.p.push(ww[0]);
             g.q.push(ww[1]);
         }
+    }
+    g.span = g.a.iter().chain(&g.b).max().map_or(0, |&m| m as usize + 1);
+    if s.dtype != DataType::F32 && g.span > MAX_SPAN {
+        return None;
     }
     Some(g)
 }
@@ -177,19 +188,32 @@ pub(crate) unsafe fn run(
     start: usize,
     end: usize,
 ) {
+    let (sdt, ddt) = (p.src.dtype, p.dst.dtype);
     let mut buf = AlignedBuf::<f32>::zeroed(g.a.len());
+    // Other types go through f32 planes: the source span converted on the way in, the output
+    // plane converted on the way out (the same values as the reference's load and store).
+    let mut sconv = AlignedBuf::<f32>::zeroed(if sdt == DataType::F32 { 0 } else { g.span });
+    let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 { 0 } else { g.c.len() });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     for _ in start..end {
         let (doff, sbase) = (runs.doff, runs.sbase);
         runs.advance();
-        // SAFETY: the plane's elements lie within the buffers; this run alone writes them.
+        // SAFETY: the plane's elements (the source span from its base, the contiguous output
+        // plane) lie within the buffers; this run alone writes them.
         unsafe {
-            plane(
-                (bufs.src as *const f32).add(sbase),
-                (bufs.dst as *mut f32).add(doff),
-                g,
-                &mut buf,
-            )
-        };
+            let sp = if sdt == DataType::F32 {
+                (bufs.src as *const f32).add(sbase)
+            } else {
+                simd::load_contiguous(sdt, bufs.src, sbase, &mut sconv);
+                sconv.as_ptr()
+            };
+            if ddt == DataType::F32 {
+                plane(sp, (bufs.dst as *mut f32).add(doff), g, &mut buf);
+            } else {
+                plane(sp, dconv.as_mut_ptr(), g, &mut buf);
+                let dp = bufs.dst.add(doff * ddt.size());
+                simd::store_contiguous(ddt, p.numerics, &dconv, dp);
+            }
+        }
     }
 }
