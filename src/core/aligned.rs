@@ -38,12 +38,13 @@ impl<T: Copy + Default> AlignedBuf<T> {
     pub(crate) fn resize(&mut self, n: usize) {
         let slack = LINE / std::mem::size_of::<T>().max(1);
         if self.shift + n > self.raw.len() {
+            // A fresh buffer is all default already (for zero, calloc's untouched pages: a
+            // large buffer a run never uses costs nothing, where filling it cost a memset).
             let mut raw = vec![T::default(); n + slack];
             let shift = raw.as_ptr().align_offset(LINE).min(slack);
             raw[shift..shift + self.len].copy_from_slice(&self.raw[self.shift..][..self.len]);
             (self.raw, self.shift) = (raw, shift);
-        }
-        if n > self.len {
+        } else if n > self.len {
             self.raw[self.shift + self.len..self.shift + n].fill(T::default());
         }
         self.len = n;

@@ -1102,16 +1102,70 @@ pub(crate) unsafe fn copy_pixels(
             }
             return;
         }
+        #[cfg(target_arch = "x86_64")]
+        if bytes >= 16 {
+            sse2_pixels(src, taps, ssz, bytes, dst, dstride, fix);
+            if pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+                }
+            }
+            return;
+        }
         let _ = nt;
         for (q, t) in taps.iter().enumerate() {
             let d = dst.add(q * dstride);
             if fix {
-                copy_bf16_onednn(src.add(t.0 * ssz), d, bytes / 2);
+                copy_bf16_body(src.add(t.0 * ssz) as *const u16, d as *mut u16, bytes / 2);
             } else {
                 std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
             }
             if pad > 0 {
                 std::ptr::write_bytes(d.add(bytes), 0, pad);
+            }
+        }
+    }
+}
+
+/// [`copy_pixels`] for pixels of 16..32 bytes (and on the base ISA): 16-byte SSE2 steps,
+/// the tail one last overlapping step, with the bf16 fixup when `fix` — one loop over all
+/// pixels instead of a copy call per pixel (nwc bf16 C=8: 0.96 ms per-pixel, oneDNN 0.35).
+#[cfg(target_arch = "x86_64")]
+unsafe fn sse2_pixels(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    ssz: usize,
+    bytes: usize,
+    dst: *mut u8,
+    dstride: usize,
+    fix: bool,
+) {
+    // SAFETY: SSE2 is part of x86_64; steps end at or before `bytes` and the last starts at
+    // `bytes - 16 >= 0`, inside each pixel's `bytes`, which the caller guarantees readable at
+    // `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q * dstride`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let ld = |p: *const u8| {
+            let v = _mm_loadu_si128(p as *const __m128i);
+            if !fix {
+                return v;
+            }
+            // bf16_roundtrip_bits on 8 lanes (as `bf16_fix_avx2`).
+            let exp = _mm_and_si128(v, _mm_set1_epi16(0x7F80));
+            let sub = _mm_cmpeq_epi16(exp, _mm_setzero_si128());
+            let mag = _mm_and_si128(v, _mm_set1_epi16(0x7FFF));
+            let nan = _mm_cmpgt_epi16(mag, _mm_set1_epi16(0x7F80));
+            let kept = _mm_andnot_si128(_mm_and_si128(sub, _mm_set1_epi16(0x7FFF)), v);
+            _mm_or_si128(kept, _mm_and_si128(nan, _mm_set1_epi16(0x40)))
+        };
+        let full = bytes / 16;
+        for (q, t) in taps.iter().enumerate() {
+            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            for k in 0..full {
+                _mm_storeu_si128(d.add(16 * k) as *mut __m128i, ld(s.add(16 * k)));
+            }
+            if !bytes.is_multiple_of(16) {
+                _mm_storeu_si128(d.add(bytes - 16) as *mut __m128i, ld(s.add(bytes - 16)));
             }
         }
     }

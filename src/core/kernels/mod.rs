@@ -151,6 +151,9 @@ pub(crate) struct RowGeom {
     pub plane_idx: Option<Vec<u32>>,
 }
 
+/// Elements per stretch of a raw bf16 nearest row fixed up while in L1.
+const FIX_CHUNK: usize = 4096;
+
 /// Longest row (elements) the raw nearest plane gather takes; largest plane it tabulates.
 const PLANE_ROW: usize = 16;
 const PLANE_MAX: usize = 1 << 14;
@@ -935,11 +938,18 @@ pub(crate) unsafe fn rows(
         let oh_n = h.map_or(1, |h| d.dims[h]);
         let mut corners = Corners::new();
         let mut scratch = Vec::new();
-        let mut row =
-            AlignedBuf::<f32>::zeroed(g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK);
-        let mut out = AlignedBuf::<f32>::zeroed(g.out_w);
-        let mut one = [0f32; 1];
         let raw = p.raw_nearest();
+        // Raw copies use no row buffers (and a long row's would cost a calloc's memset).
+        let (nrow, nout) = match raw {
+            Some(_) => (0, 0),
+            None => (
+                g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK,
+                g.out_w,
+            ),
+        };
+        let mut row = AlignedBuf::<f32>::zeroed(nrow);
+        let mut out = AlignedBuf::<f32>::zeroed(nout);
+        let mut one = [0f32; 1];
         // Long rows stream through a buffer (short ones would leave partial lines at both
         // ends): nchw f32 1x3 1080x1920->2160x3840 14.2 -> 11.1 ms at one thread, 7.8 ->
         // 5.3 ms at two; the u8 HWC image 9.0 -> 7.7 ms; 75-wide rows 3.2 -> 6.7 ms.
@@ -1004,13 +1014,34 @@ pub(crate) unsafe fn rows(
                         _ => {
                             let pix = t.fwd[w].as_ref().unwrap();
                             let sp = b.src.add(r0 * ssz);
-                            match g.repeat {
-                                Some(k) => images::repeat_px(ssz * nc, sp, dp, s.dims[w], k),
-                                None => images::gather_px(ssz * nc, sp, dp, &pix.idx),
-                            }
-                            if raw == RawCopy::Bf16Onednn {
-                                // The row is in cache: the fixup pass costs little.
-                                simd::bf16_fix(dp, g.out_w);
+                            let px = ssz * nc;
+                            if raw == RawCopy::Bits {
+                                match g.repeat {
+                                    Some(k) => images::repeat_px(px, sp, dp, s.dims[w], k),
+                                    None => images::gather_px(px, sp, dp, &pix.idx),
+                                }
+                            } else {
+                                // The bf16 fixup follows each stretch of the row while it is
+                                // still in L1 (a whole long row would have left it).
+                                let (k, n_in) = (g.repeat.unwrap_or(1), s.dims[w]);
+                                let step = (FIX_CHUNK / nc / k).max(1);
+                                let mut i0 = 0;
+                                while i0 < pix.idx.len() / k {
+                                    let m = step.min(pix.idx.len() / k - i0);
+                                    let dq = dp.add(i0 * k * px);
+                                    match g.repeat {
+                                        Some(_) => images::repeat_px(
+                                            px,
+                                            sp.add(i0 * px),
+                                            dq,
+                                            m.min(n_in - i0),
+                                            k,
+                                        ),
+                                        None => images::gather_px(px, sp, dq, &pix.idx[i0..i0 + m]),
+                                    }
+                                    simd::bf16_fix(dq, m * k * nc);
+                                    i0 += m;
+                                }
                             }
                         }
                     }
