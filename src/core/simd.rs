@@ -1338,6 +1338,23 @@ pub(crate) unsafe fn store_contiguous_nt(
         match dt {
             DataType::F32 => stream_copy(vals.as_ptr() as *const u8, dst, vals.len() * 4),
             DataType::U8 | DataType::S8 => store_converted(dt, numerics, vals, dst, true),
+            DataType::Bf16 | DataType::F16 => {
+                // Converted in stretches into a stack buffer at dst's offset within a line,
+                // each streamed out; stretches after the first start on a dst line.
+                const N: usize = 2048;
+                let mut tmp = [0u16; N + 64];
+                let a0 = (64 - tmp.as_ptr() as usize % 64) % 64 / 2;
+                let mut i = 0;
+                while i < vals.len() {
+                    let d = dst.add(2 * i);
+                    let off = d as usize % 64 / 2;
+                    let n = (vals.len() - i).min(N - off);
+                    let t = tmp.as_mut_ptr().add(a0 + off);
+                    store_contiguous(dt, numerics, &vals[i..i + n], t as *mut u8);
+                    stream_copy(t as *const u8, d, 2 * n);
+                    i += n;
+                }
+            }
             _ => store_contiguous(dt, numerics, vals, dst),
         }
     }

@@ -233,7 +233,12 @@ unsafe fn finish_pixels(
             false,
         );
         if p.post_ops.is_empty() && dstep == valid && pad == 0 {
-            simd::store_contiguous(
+            let store = if r.stream {
+                simd::store_contiguous_nt
+            } else {
+                simd::store_contiguous
+            };
+            store(
                 d.dtype,
                 p.numerics,
                 vals,

@@ -1409,7 +1409,12 @@ pub(crate) unsafe fn lanes_rows(
                 let vals = &mut buf[..n * valid];
                 pixels(vals, false);
                 if contiguous {
-                    simd::store_contiguous(
+                    let store = if stream {
+                        simd::store_contiguous_nt
+                    } else {
+                        simd::store_contiguous
+                    };
+                    store(
                         d.dtype,
                         p.numerics,
                         vals,
