@@ -1180,6 +1180,11 @@ fn planes_match_reference_bitwise() {
         sdims.extend([ih, iw]);
         let mut ddims = lead.clone();
         ddims.extend([oh, ow]);
+        // Sometimes a resampled D axis too (ncdhw), blended per plane.
+        let depth = !lead.is_empty() && rng.below(3) == 0;
+        if depth {
+            ddims[lead.len() - 1] = rng.range(1, 9);
+        }
         // Mostly f32; any other pair goes through converted planes.
         let types = [
             DataType::F32,
@@ -1202,6 +1207,15 @@ fn planes_match_reference_bitwise() {
         }
         let mut axes = vec![AxisRule::Identity; lead.len()];
         axes.extend([rule, rule]);
+        if depth {
+            axes[lead.len() - 1] = match rule {
+                AxisRule::TorchLinear { align_corners, .. } => AxisRule::TorchLinear {
+                    scale: sdims[lead.len() - 1] as f32 / ddims[lead.len() - 1] as f32,
+                    align_corners,
+                },
+                r => r,
+            };
+        }
         let p = Problem {
             alg: Algorithm::Linear,
             direction: Direction::Forward,

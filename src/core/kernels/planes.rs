@@ -42,6 +42,8 @@ pub(crate) struct PlaneGeom {
     /// Source elements a plane reads from its base (converted to f32 first when the source
     /// is not f32).
     span: usize,
+    /// The resampled axis outside H (ncdhw's D), blended over the span per plane.
+    depth: Option<usize>,
 }
 
 impl PlaneGeom {
@@ -51,7 +53,8 @@ impl PlaneGeom {
 }
 
 /// The plane geometry when `p` is a forward linear problem (any types but f64) resampling
-/// exactly its last two axes with two taps each, dst planes contiguous, and planes small.
+/// exactly its last two (or three) axes with two taps each, dst planes contiguous, and
+/// planes small.
 pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     let (s, d) = (&p.src, &p.dst);
     let rank = s.rank();
@@ -67,14 +70,21 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         return None;
     }
     let (h, w) = (rank - 2, rank - 1);
-    if t.resampled != [h, w] {
+    let two = |f: &crate::core::taps::FwdTaps, n: usize| {
+        f.idx.len() == 2 * n && f.bounds.windows(2).all(|b| b[1] - b[0] == 2)
+    };
+    // A third resampled axis just outside H (ncdhw) is blended first, per plane: the
+    // reference's innermost level.
+    let depth = match t.resampled.as_slice() {
+        [a, b] if (*a, *b) == (h, w) => None,
+        [a, b, c] if rank >= 3 && (*a, *b, *c) == (rank - 3, h, w) => Some(rank - 3),
+        _ => return None,
+    };
+    if depth.is_some_and(|a| !two(t.fwd[a].as_ref().unwrap(), d.dims[a])) {
         return None;
     }
     let (fh, fw) = (t.fwd[h].as_ref()?, t.fwd[w].as_ref()?);
     let (oh, ow) = (d.dims[h], d.dims[w]);
-    let two = |f: &crate::core::taps::FwdTaps, n: usize| {
-        f.idx.len() == 2 * n && f.bounds.windows(2).all(|b| b[1] - b[0] == 2)
-    };
     if !two(fh, oh) || !two(fw, ow) || s.strides[w] != 1 || d.strides[w] != 1 {
         return None;
     }
@@ -102,6 +112,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         p: Vec::with_capacity(oh * ow),
         q: Vec::with_capacity(oh * ow),
         span: 0,
+        depth,
     };
     for r in 0..oh {
         let (ii, ww) = fh.taps(r);
@@ -120,7 +131,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         }
     }
     g.span = g.a.iter().chain(&g.b).max().map_or(0, |&m| m as usize + 1);
-    if s.dtype != DataType::F32 && g.span > MAX_SPAN {
+    if (s.dtype != DataType::F32 || depth.is_some()) && g.span > MAX_SPAN {
         return None;
     }
     Some(g)
@@ -192,16 +203,27 @@ pub(crate) unsafe fn run(
     let mut buf = AlignedBuf::<f32>::zeroed(g.a.len());
     // Other types go through f32 planes: the source span converted on the way in, the output
     // plane converted on the way out (the same values as the reference's load and store).
-    let mut sconv = AlignedBuf::<f32>::zeroed(if sdt == DataType::F32 { 0 } else { g.span });
+    let direct = sdt == DataType::F32 && g.depth.is_none();
+    let mut sconv = AlignedBuf::<f32>::zeroed(if direct { 0 } else { g.span });
     let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 { 0 } else { g.c.len() });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     for _ in start..end {
         let (doff, sbase) = (runs.doff, runs.sbase);
+        let depth = g.depth.map(|a| {
+            let (ii, ww) = t.fwd[a].as_ref().unwrap().taps(runs.pos[a]);
+            let st = p.src.strides[a];
+            let mut offs = [0; 8];
+            (offs[0], offs[1]) = (sbase + ii[0] as usize * st, sbase + ii[1] as usize * st);
+            (offs, [[ww[0], ww[1]], [1.0, 0.0], [1.0, 0.0]])
+        });
         runs.advance();
         // SAFETY: the plane's elements (the source span from its base, the contiguous output
         // plane) lie within the buffers; this run alone writes them.
         unsafe {
-            let sp = if sdt == DataType::F32 {
+            let sp = if let Some((offs, w)) = depth {
+                simd::lerp(sdt, 1, bufs.src, &offs, &w, &mut sconv);
+                sconv.as_ptr()
+            } else if direct {
                 (bufs.src as *const f32).add(sbase)
             } else {
                 simd::load_contiguous(sdt, bufs.src, sbase, &mut sconv);
