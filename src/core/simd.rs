@@ -1083,6 +1083,16 @@ pub(crate) unsafe fn copy_pixels(
         }
         let fix = raw == RawCopy::Bf16Onednn;
         #[cfg(target_arch = "x86_64")]
+        if isa() == Isa::Avx512 && avx512bw() && !fix && !nt {
+            avx512_pixels(src, taps, ssz, bytes, dst, dstride);
+            if pad > 0 {
+                for q in 0..taps.len() {
+                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
+                }
+            }
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         if isa() != Isa::Base && bytes >= 32 {
             avx2(src, taps, ssz, bytes, dst, dstride, nt, fix);
             if pad > 0 {
@@ -1122,6 +1132,42 @@ pub(crate) unsafe fn copy_pixels(
             }
             if pad > 0 {
                 std::ptr::write_bytes(d.add(bytes), 0, pad);
+            }
+        }
+    }
+}
+
+/// [`copy_pixels`] on AVX-512BW (plain stores, no fixup): 64-byte steps and one masked step
+/// for the rest, so a pixel of any size is whole-vector loads and stores (C=12 f32: one
+/// masked 48-byte step where AVX2 took two overlapping ones).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn avx512_pixels(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    ssz: usize,
+    bytes: usize,
+    dst: *mut u8,
+    dstride: usize,
+) {
+    // SAFETY: AVX-512F/BW were detected by the caller; full steps end at or before `bytes`,
+    // the masked step touches only bytes below `bytes` (masked-off bytes are neither read nor
+    // written), inside each pixel the caller guarantees readable at `src + taps[q].0 * ssz`
+    // and writable (disjoint) at `dst + q * dstride`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let full = bytes / 64;
+        let rem = bytes % 64;
+        let mask: __mmask64 = if rem == 0 { 0 } else { (1u64 << rem) - 1 };
+        for (q, t) in taps.iter().enumerate() {
+            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            for k in 0..full {
+                let v = _mm512_loadu_si512(s.add(64 * k) as *const _);
+                _mm512_storeu_si512(d.add(64 * k) as *mut _, v);
+            }
+            if rem != 0 {
+                let v = _mm512_maskz_loadu_epi8(mask, s.add(64 * full) as *const i8);
+                _mm512_mask_storeu_epi8(d.add(64 * full) as *mut i8, mask, v);
             }
         }
     }
