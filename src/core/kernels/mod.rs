@@ -371,7 +371,11 @@ pub(crate) fn fwd_row_geom(
             && o_n < PLANE_ROW
             && d.strides[h] == o_n
             && rows_per_run * o_n <= PLANE_MAX
-            && s.dims[h].saturating_mul(s.strides[h]) < u32::MAX as usize
+            // Every table entry (row offset plus column) fits a u32.
+            && s.dims[h]
+                .checked_mul(s.strides[h])
+                .and_then(|x| x.checked_add(s.dims[w]))
+                .is_some_and(|x| x < u32::MAX as usize)
     });
     let plane_idx = plane_idx.map(|h| {
         (0..d.dims[h])
