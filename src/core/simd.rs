@@ -357,6 +357,26 @@ fn pixel_corners<const M: usize>(
     offs
 }
 
+/// Walks a row of pixels: `f(corners, weights, lanes)` for each pixel of `px` in turn, its
+/// corners from [`pixel_corners`] and its `lanes` the pixel's share of `out` — the one pixel
+/// loop of every ISA's row kernel.
+#[inline(always)]
+fn each_pixel<const M: usize>(
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    out: &mut [f32],
+    mut f: impl FnMut(&[usize; 8], &[[f32; 2]; 3], &mut [f32]),
+) {
+    let lanes = out.len() / px.len().max(1);
+    let mut ww = *w;
+    for (&tap, o) in px.iter().zip(out.chunks_exact_mut(lanes.max(1))) {
+        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
+        f(&offs, &ww, o);
+    }
+}
+
 /// A row of pixels for the `lanes` kernel: pixel `p` reads the corners `base[k] + px[p].0`
 /// and, with `px2` (two taps along the pixel axis, the outermost reduction), also
 /// `base[k] + px[p].1` weighted `(px[p].2, px[p].3)`. `out` holds the pixels' lanes in turn.
@@ -371,14 +391,9 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
 ) {
     // SAFETY: the caller guarantees every corner `base[k] + px[p].0` (and `.1` with `px2`) plus
     // `lanes` elements lies in `src`: `lerp_body`'s contract per pixel.
-    unsafe {
-        let lanes = out.len() / px.len().max(1);
-        let mut ww = *w;
-        for (p, &tap) in px.iter().enumerate() {
-            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-            lerp_body::<S, M>(src, &offs, &ww, &mut out[p * lanes..(p + 1) * lanes]);
-        }
-    }
+    each_pixel::<M>(base, w, px, px2, out, |offs, ww, o| unsafe {
+        lerp_body::<S, M>(src, offs, ww, o)
+    })
 }
 
 /// The reference's lerp chain over the `2^M` corners of one vector step (first axis
@@ -470,22 +485,11 @@ unsafe fn lanes_row_f32_avx512<const M: usize, const NT: bool>(
     px2: bool,
     out: &mut [f32],
 ) {
-    // SAFETY: runs only when AVX-512F was detected; `out` has `px.len() * lanes` elements so `out +
-    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
-    unsafe {
-        let lanes = out.len() / px.len().max(1);
-        let mut ww = *w;
-        for (p, &tap) in px.iter().enumerate() {
-            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-            lerp_f32_avx512::<M, NT>(
-                src as *const f32,
-                &offs,
-                &ww,
-                out.as_mut_ptr().add(p * lanes),
-                lanes,
-            );
-        }
-    }
+    // SAFETY: runs only when AVX-512F was detected; each pixel's lanes are its own share of
+    // `out`; source corners as in `lanes_row_body`.
+    each_pixel::<M>(base, w, px, px2, out, |offs, ww, o| unsafe {
+        lerp_f32_avx512::<M, NT>(src as *const f32, offs, ww, o.as_mut_ptr(), o.len())
+    })
 }
 
 /// AVX-512 bf16 lanes of one pixel (blocked and channels-last bf16 sources): whole 16-lane
@@ -545,22 +549,11 @@ unsafe fn lanes_row_bf16_avx512<const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
-    // SAFETY: runs only when AVX-512F was detected; `out` has `px.len() * lanes` elements so `out +
-    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
-    unsafe {
-        let lanes = out.len() / px.len().max(1);
-        let mut ww = *w;
-        for (p, &tap) in px.iter().enumerate() {
-            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-            lerp_bf16_avx512::<M>(
-                src as *const u16,
-                &offs,
-                &ww,
-                out.as_mut_ptr().add(p * lanes),
-                lanes,
-            );
-        }
-    }
+    // SAFETY: runs only when AVX-512F was detected; each pixel's lanes are its own share of
+    // `out`; source corners as in `lanes_row_body`.
+    each_pixel::<M>(base, w, px, px2, out, |offs, ww, o| unsafe {
+        lerp_bf16_avx512::<M>(src as *const u16, offs, ww, o.as_mut_ptr(), o.len())
+    })
 }
 
 /// AVX2 f32 lanes of one pixel with streamed stores: 8-lane steps (streamed at 32-byte
@@ -625,22 +618,11 @@ unsafe fn lanes_row_f32_avx2_nt<const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
-    // SAFETY: runs only when AVX2 was detected; `out` has `px.len() * lanes` elements so `out +
-    // p * lanes .. + lanes` is in bounds; source corners as in `lanes_row_body`.
-    unsafe {
-        let lanes = out.len() / px.len().max(1);
-        let mut ww = *w;
-        for (p, &tap) in px.iter().enumerate() {
-            let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-            lerp_f32_avx2_nt::<M>(
-                src as *const f32,
-                &offs,
-                &ww,
-                out.as_mut_ptr().add(p * lanes),
-                lanes,
-            );
-        }
-    }
+    // SAFETY: runs only when AVX2 was detected; each pixel's lanes are its own share of
+    // `out`; source corners as in `lanes_row_body`.
+    each_pixel::<M>(base, w, px, px2, out, |offs, ww, o| unsafe {
+        lerp_f32_avx2_nt::<M>(src as *const f32, offs, ww, o.as_mut_ptr(), o.len())
+    })
 }
 
 /// NEON f32 lanes of one pixel: 4-lane steps, the rest one lane at a time, the reference's
@@ -700,22 +682,11 @@ unsafe fn lanes_row_f32_neon<const M: usize>(
     px2: bool,
     out: &mut [f32],
 ) {
-    let lanes = out.len() / px.len().max(1);
-    let mut ww = *w;
-    for (p, &tap) in px.iter().enumerate() {
-        let offs = pixel_corners::<M>(base, tap, px2, &mut ww);
-        // SAFETY: `out` has `px.len() * lanes` elements, so `out + p * lanes .. + lanes` is in
-        // bounds; the source corners are the caller's (as in `lanes_row_body`).
-        unsafe {
-            lerp_f32_neon::<M>(
-                src as *const f32,
-                &offs,
-                &ww,
-                out.as_mut_ptr().add(p * lanes),
-                lanes,
-            )
-        };
-    }
+    // SAFETY: each pixel's lanes are its own share of `out`; the source corners are the
+    // caller's (as in `lanes_row_body`).
+    each_pixel::<M>(base, w, px, px2, out, |offs, ww, o| unsafe {
+        lerp_f32_neon::<M>(src as *const f32, offs, ww, o.as_mut_ptr(), o.len())
+    })
 }
 
 /// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]); `nt` streams the f32 stores
