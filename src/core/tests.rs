@@ -552,20 +552,26 @@ fn lanes_kernels_match_reference_bitwise() {
                 Numerics::Ieee
             },
         };
-        let plan = Plan::new(p.clone()).unwrap();
-        *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
         let src = fill(&mut rng, &p.src);
         let init = fill(&mut rng, &p.dst);
         let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
-        let (mut fast, mut slow) = (init.clone(), init.clone());
-        plan.execute(&src, &mut fast, &bins).unwrap();
-        plan.execute_reference(&src, &mut slow, &bins).unwrap();
-        if fast != slow {
-            let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
-            panic!(
-                "case {case} ({}): first differing byte {i}\n{p:?}",
-                plan.kernel_name()
-            );
+        let mut slow = init.clone();
+        Plan::new(p.clone())
+            .unwrap()
+            .execute_reference(&src, &mut slow, &bins)
+            .unwrap();
+        for isa in crate::core::simd::available_isas() {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+            let mut fast = init.clone();
+            plan.execute(&src, &mut fast, &bins).unwrap();
+            if fast != slow {
+                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+                panic!(
+                    "case {case} ({}, {isa:?}): first differing byte {i}\n{p:?}",
+                    plan.kernel_name()
+                );
+            }
         }
     }
     assert!(

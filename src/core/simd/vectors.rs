@@ -1,0 +1,373 @@
+//! The lanes kernel's pixel rows with explicit vectors, written once for every ISA.
+//!
+//! [`FVec`] is an ISA's f32 vector (AVX-512, AVX2, NEON) and [`Widen`] loads one vector of
+//! a source type as f32, exactly (f32 as is, bf16 by a shift, u8/s8 by integer widening).
+//! [`pixel_row`] walks a row of output pixels with the row's weights broadcast once and each
+//! pixel's corners formed from its own tap, then runs the reference's lerp chain over whole
+//! vectors of lanes, with separate multiplies and adds (never FMA), so the bits are the
+//! reference's. Lanes short of a whole vector go through [`Widen::tail`] (a masked vector
+//! where the ISA has one for the type, else the scalar body).
+
+use super::{lerp_body, Src};
+
+/// An f32 vector of one ISA. Implementations are `#[inline(always)]` wrappers of intrinsics,
+/// called only from functions compiled with the ISA's target features.
+pub(crate) trait FVec: Copy {
+    const LANES: usize;
+    unsafe fn splat(x: f32) -> Self;
+    unsafe fn mul(self, o: Self) -> Self;
+    unsafe fn add(self, o: Self) -> Self;
+    /// Stores all lanes at `p` (any alignment).
+    unsafe fn store(self, p: *mut f32);
+    /// Stores all lanes at `p` non-temporally where `p` is aligned to the vector and the ISA
+    /// streams; else as [`FVec::store`].
+    unsafe fn stream(self, p: *mut f32);
+}
+
+/// Loads `V::LANES` consecutive elements of one source type as f32.
+pub(crate) trait Widen<V: FVec>: Src + Sized {
+    /// Elements `i..i + LANES` of `p`.
+    unsafe fn load(p: *const u8, i: usize) -> V;
+
+    /// The lerp chain over `n < LANES` lanes from corner offsets `offs` into `out`.
+    #[inline(always)]
+    unsafe fn tail<const M: usize>(
+        p: *const u8,
+        offs: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        out: *mut f32,
+        n: usize,
+    ) {
+        // SAFETY: the caller's contract: lanes `< n` of every corner and of `out` are valid.
+        unsafe { lerp_body::<Self, M>(p, offs, w, std::slice::from_raw_parts_mut(out, n)) }
+    }
+}
+
+/// `x * p + y * q`, the reference's linear step.
+#[inline(always)]
+unsafe fn lin<V: FVec>(x: V, y: V, p: V, q: V) -> V {
+    // SAFETY: plain vector arithmetic under the caller's target features.
+    unsafe { x.mul(p).add(y.mul(q)) }
+}
+
+/// The reference's chain over the `2^M` corners (first axis innermost).
+#[inline(always)]
+unsafe fn chain<V: FVec, const M: usize>(ld: impl Fn(usize) -> V, w: &[(V, V); 3]) -> V {
+    // SAFETY: plain vector arithmetic; `ld` is the caller's in-bounds loader.
+    unsafe {
+        let [(a0, a1), (b0, b1), (c0, c1)] = *w;
+        match M {
+            0 => ld(0),
+            1 => lin(ld(0), ld(1), a0, a1),
+            2 => lin(lin(ld(0), ld(1), a0, a1), lin(ld(2), ld(3), a0, a1), b0, b1),
+            _ => {
+                let h0 = lin(lin(ld(0), ld(1), a0, a1), lin(ld(2), ld(3), a0, a1), b0, b1);
+                let h1 = lin(lin(ld(4), ld(5), a0, a1), lin(ld(6), ld(7), a0, a1), b0, b1);
+                lin(h0, h1, c0, c1)
+            }
+        }
+    }
+}
+
+/// A row of `lanes`-lane pixels: pixel `q` reads corners `base[k] + px[q].0` and, with `PX2`
+/// (two taps along the pixel axis, the outermost of the `M` levels), `base[k] + px[q].1`
+/// weighted `(px[q].2, px[q].3)`; its lanes go to `out + q * lanes`. With `NT`, whole
+/// vectors at vector-aligned addresses are streamed.
+///
+/// # Safety
+/// Every corner plus `lanes` elements lies in `src`; `out` holds `px.len() * lanes` f32; the
+/// caller runs under target features that cover `V` and `L`.
+#[inline(always)]
+pub(crate) unsafe fn pixel_row<
+    V: FVec,
+    L: Widen<V>,
+    const M: usize,
+    const PX2: bool,
+    const NT: bool,
+>(
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    lanes: usize,
+    out: *mut f32,
+) {
+    // SAFETY: the function's contract; every load is of a corner's lanes `l..l + LANES <=
+    // lanes` (or the tail's `< lanes`), every store of this pixel's lanes of `out`.
+    unsafe {
+        let mut ws = [(V::splat(1.0), V::splat(0.0)); 3];
+        for (a, x) in ws.iter_mut().enumerate().take(M) {
+            *x = (V::splat(w[a][0]), V::splat(w[a][1]));
+        }
+        // With PX2 the first `half` corners read the pixel's first tap, the rest its second.
+        let half = if PX2 {
+            1usize << M.saturating_sub(1)
+        } else {
+            1 << M
+        };
+        let full = lanes - lanes % V::LANES;
+        for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+            if PX2 {
+                ws[M - 1] = (V::splat(w0), V::splat(w1));
+            }
+            let corner = |k: usize| {
+                if PX2 && k >= half {
+                    base[k - half] + o1
+                } else {
+                    base[k] + o0
+                }
+            };
+            let o = out.add(q * lanes);
+            let mut l = 0;
+            while l < full {
+                let r = chain::<V, M>(|k| L::load(src, corner(k) + l), &ws);
+                if NT {
+                    r.stream(o.add(l));
+                } else {
+                    r.store(o.add(l));
+                }
+                l += V::LANES;
+            }
+            if full < lanes {
+                let mut offs = [0usize; 8];
+                let mut ww = *w;
+                for (k, x) in offs.iter_mut().enumerate().take(1 << M) {
+                    *x = corner(k) + full;
+                }
+                if PX2 {
+                    ww[M - 1] = [w0, w1];
+                }
+                L::tail::<M>(src, &offs, &ww, o.add(full), lanes - full);
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86 {
+    //! AVX-512 (`__m512`) and AVX2 (`__m256`) vectors and loaders.
+    use super::super::{Bf16s, F32s, S8s, U8s};
+    use super::{FVec, Widen};
+    use std::arch::x86_64::*;
+
+    impl FVec for __m512 {
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> Self {
+            // SAFETY: AVX-512F, the caller's target feature (trait contract).
+            unsafe { _mm512_set1_ps(x) }
+        }
+        #[inline(always)]
+        unsafe fn mul(self, o: Self) -> Self {
+            // SAFETY: as `splat`.
+            unsafe { _mm512_mul_ps(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            // SAFETY: as `splat`.
+            unsafe { _mm512_add_ps(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            // SAFETY: the caller's 16 writable f32 at `p`.
+            unsafe { _mm512_storeu_ps(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn stream(self, p: *mut f32) {
+            // SAFETY: as `store`; the streamed store only at a 64-byte aligned `p`.
+            unsafe {
+                if (p as usize).is_multiple_of(64) {
+                    _mm512_stream_ps(p, self)
+                } else {
+                    _mm512_storeu_ps(p, self)
+                }
+            }
+        }
+    }
+
+    impl FVec for __m256 {
+        const LANES: usize = 8;
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> Self {
+            // SAFETY: AVX, the caller's target feature (trait contract).
+            unsafe { _mm256_set1_ps(x) }
+        }
+        #[inline(always)]
+        unsafe fn mul(self, o: Self) -> Self {
+            // SAFETY: as `splat`.
+            unsafe { _mm256_mul_ps(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            // SAFETY: as `splat`.
+            unsafe { _mm256_add_ps(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            // SAFETY: the caller's 8 writable f32 at `p`.
+            unsafe { _mm256_storeu_ps(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn stream(self, p: *mut f32) {
+            // SAFETY: as `store`; the streamed store only at a 32-byte aligned `p`.
+            unsafe {
+                if (p as usize).is_multiple_of(32) {
+                    _mm256_stream_ps(p, self)
+                } else {
+                    _mm256_storeu_ps(p, self)
+                }
+            }
+        }
+    }
+
+    impl Widen<__m512> for F32s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m512 {
+            // SAFETY: the caller's 16 readable f32 from element `i`.
+            unsafe { _mm512_loadu_ps((p as *const f32).add(i)) }
+        }
+
+        /// One masked vector: masked-off lanes are neither read nor written.
+        #[inline(always)]
+        unsafe fn tail<const M: usize>(
+            p: *const u8,
+            offs: &[usize; 8],
+            w: &[[f32; 2]; 3],
+            out: *mut f32,
+            n: usize,
+        ) {
+            // SAFETY: lanes `< n < 16` of every corner and of `out` are the caller's; AVX-512
+            // suppresses faults of masked-off lanes.
+            unsafe {
+                let mask: __mmask16 = (1u16 << n) - 1;
+                let ws = [0, 1, 2].map(|a| (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1])));
+                let r = super::chain::<__m512, M>(
+                    |k| _mm512_maskz_loadu_ps(mask, (p as *const f32).add(offs[k])),
+                    &ws,
+                );
+                _mm512_mask_storeu_ps(out, mask, r);
+            }
+        }
+    }
+
+    impl Widen<__m512> for Bf16s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m512 {
+            // SAFETY: the caller's 16 readable bf16 from element `i`; bf16 bits shifted into
+            // the high half are the f32 value exactly.
+            unsafe {
+                let h = _mm256_loadu_si256((p as *const u16).add(i) as *const __m256i);
+                _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
+            }
+        }
+    }
+
+    impl Widen<__m512> for U8s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m512 {
+            // SAFETY: the caller's 16 readable bytes from element `i`; integers below 2^24
+            // convert exactly.
+            unsafe {
+                let b = _mm_loadu_si128(p.add(i) as *const __m128i);
+                _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b))
+            }
+        }
+    }
+
+    impl Widen<__m512> for S8s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m512 {
+            // SAFETY: as for u8.
+            unsafe {
+                let b = _mm_loadu_si128(p.add(i) as *const __m128i);
+                _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(b))
+            }
+        }
+    }
+
+    impl Widen<__m256> for F32s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m256 {
+            // SAFETY: the caller's 8 readable f32 from element `i`.
+            unsafe { _mm256_loadu_ps((p as *const f32).add(i)) }
+        }
+    }
+
+    impl Widen<__m256> for Bf16s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m256 {
+            // SAFETY: the caller's 8 readable bf16 from element `i`; exact as for AVX-512.
+            unsafe {
+                let h = _mm_loadu_si128((p as *const u16).add(i) as *const __m128i);
+                _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16))
+            }
+        }
+    }
+
+    impl Widen<__m256> for U8s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m256 {
+            // SAFETY: the caller's 8 readable bytes from element `i`; exact as for AVX-512.
+            unsafe {
+                let b = _mm_loadl_epi64(p.add(i) as *const __m128i);
+                _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b))
+            }
+        }
+    }
+
+    impl Widen<__m256> for S8s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> __m256 {
+            // SAFETY: as for u8.
+            unsafe {
+                let b = _mm_loadl_epi64(p.add(i) as *const __m128i);
+                _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b))
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon {
+    //! NEON (`float32x4_t`) vectors and the f32 loader.
+    use super::super::F32s;
+    use super::{FVec, Widen};
+    use std::arch::aarch64::*;
+
+    impl FVec for float32x4_t {
+        const LANES: usize = 4;
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> Self {
+            // SAFETY: NEON is baseline on aarch64.
+            unsafe { vdupq_n_f32(x) }
+        }
+        #[inline(always)]
+        unsafe fn mul(self, o: Self) -> Self {
+            // SAFETY: as `splat` (`vmulq`, never fused with the add).
+            unsafe { vmulq_f32(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            // SAFETY: as `splat`.
+            unsafe { vaddq_f32(self, o) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            // SAFETY: the caller's 4 writable f32 at `p`.
+            unsafe { vst1q_f32(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn stream(self, p: *mut f32) {
+            // SAFETY: as `store` (no streamed stores here).
+            unsafe { vst1q_f32(p, self) }
+        }
+    }
+
+    impl Widen<float32x4_t> for F32s {
+        #[inline(always)]
+        unsafe fn load(p: *const u8, i: usize) -> float32x4_t {
+            // SAFETY: the caller's 4 readable f32 from element `i`.
+            unsafe { vld1q_f32((p as *const f32).add(i)) }
+        }
+    }
+}
