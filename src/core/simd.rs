@@ -908,52 +908,35 @@ pub(crate) unsafe fn copy_pixels(
             }
         }
         let fix = raw == RawCopy::Bf16Onednn;
-        #[cfg(target_arch = "x86_64")]
-        if isa() == Isa::Avx512 && avx512bw() && !fix && !nt {
-            avx512_pixels(src, taps, ssz, bytes, dst, dstride);
-            if pad > 0 {
-                for q in 0..taps.len() {
-                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
-                }
+        let _ = nt; // only x86 streams
+        let copied = 'copy: {
+            #[cfg(target_arch = "x86_64")]
+            if isa() == Isa::Avx512 && avx512bw() {
+                avx512_pixels(src, taps, ssz, bytes, dst, dstride, nt, fix);
+                break 'copy true;
             }
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if isa() != Isa::Base && bytes >= 32 {
-            avx2(src, taps, ssz, bytes, dst, dstride, nt, fix);
-            if pad > 0 {
-                for q in 0..taps.len() {
-                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
-                }
+            #[cfg(target_arch = "x86_64")]
+            if isa() != Isa::Base && bytes >= 32 {
+                avx2(src, taps, ssz, bytes, dst, dstride, nt, fix);
+                break 'copy true;
             }
-            return;
-        }
-        #[cfg(target_arch = "aarch64")]
-        if isa() == Isa::Neon && bytes >= 16 && !fix {
-            copy_pixels_neon(src, taps, ssz, bytes, dst, dstride);
-            if pad > 0 {
-                for q in 0..taps.len() {
-                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
-                }
+            #[cfg(target_arch = "aarch64")]
+            if isa() == Isa::Neon && bytes >= 16 && !fix {
+                copy_pixels_neon(src, taps, ssz, bytes, dst, dstride);
+                break 'copy true;
             }
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if bytes >= 16 {
-            sse2_pixels(src, taps, ssz, bytes, dst, dstride, fix);
-            if pad > 0 {
-                for q in 0..taps.len() {
-                    std::ptr::write_bytes(dst.add(q * dstride + bytes), 0, pad);
-                }
+            #[cfg(target_arch = "x86_64")]
+            if bytes >= 16 {
+                sse2_pixels(src, taps, ssz, bytes, dst, dstride, fix);
+                break 'copy true;
             }
-            return;
-        }
-        let _ = nt;
+            false
+        };
         for (q, t) in taps.iter().enumerate() {
             let d = dst.add(q * dstride);
-            if fix {
+            if !copied && fix {
                 copy_bf16_body(src.add(t.0 * ssz) as *const u16, d as *mut u16, bytes / 2);
-            } else {
+            } else if !copied {
                 std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
             }
             if pad > 0 {
@@ -963,11 +946,14 @@ pub(crate) unsafe fn copy_pixels(
     }
 }
 
-/// [`copy_pixels`] on AVX-512BW (plain stores, no fixup): 64-byte steps and one masked step
-/// for the rest, so a pixel of any size is whole-vector loads and stores (C=12 f32: one
-/// masked 48-byte step where AVX2 took two overlapping ones).
+/// [`copy_pixels`] on AVX-512BW: 64-byte steps and one masked step for the rest, so a pixel
+/// of any size is whole-vector loads and stores (C=12 f32: one masked 48-byte step where
+/// AVX2 took two overlapping ones); `nt` streams the 64-byte aligned full steps, `fix`
+/// applies the bf16 fixup in registers (32 lanes a step: nwc bf16 C=256 2x9146->3567 in
+/// 256-bit steps 0.196 ms, now 0.118, oneDNN 0.140).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
+#[allow(clippy::too_many_arguments)]
 unsafe fn avx512_pixels(
     src: *const u8,
     taps: &[(usize, usize, f32, f32)],
@@ -975,6 +961,8 @@ unsafe fn avx512_pixels(
     bytes: usize,
     dst: *mut u8,
     dstride: usize,
+    nt: bool,
+    fix: bool,
 ) {
     // SAFETY: AVX-512F/BW were detected by the caller; full steps end at or before `bytes`,
     // the masked step touches only bytes below `bytes` (masked-off bytes are neither read nor
@@ -985,14 +973,23 @@ unsafe fn avx512_pixels(
         let full = bytes / 64;
         let rem = bytes % 64;
         let mask: __mmask64 = if rem == 0 { 0 } else { (1u64 << rem) - 1 };
+        let ld = |v: __m512i| if fix { bf16_fix_avx512(v) } else { v };
         for (q, t) in taps.iter().enumerate() {
             let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
-            for k in 0..full {
-                let v = _mm512_loadu_si512(s.add(64 * k) as *const _);
-                _mm512_storeu_si512(d.add(64 * k) as *mut _, v);
+            if nt && (d as usize).is_multiple_of(64) {
+                for k in 0..full {
+                    let v = ld(_mm512_loadu_si512(s.add(64 * k) as *const _));
+                    _mm512_stream_si512(d.add(64 * k) as *mut _, v);
+                }
+            } else {
+                for k in 0..full {
+                    let v = ld(_mm512_loadu_si512(s.add(64 * k) as *const _));
+                    _mm512_storeu_si512(d.add(64 * k) as *mut _, v);
+                }
             }
             if rem != 0 {
-                let v = _mm512_maskz_loadu_epi8(mask, s.add(64 * full) as *const i8);
+                // Masked-off lanes load as zero, which the fixup leaves zero.
+                let v = ld(_mm512_maskz_loadu_epi8(mask, s.add(64 * full) as *const i8));
                 _mm512_mask_storeu_epi8(d.add(64 * full) as *mut i8, mask, v);
             }
         }
@@ -1728,6 +1725,24 @@ unsafe fn bf16_fix_avx2(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m
         let nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16(0x7F80));
         let kept = _mm256_andnot_si256(_mm256_and_si256(sub, _mm256_set1_epi16(0x7FFF)), v);
         _mm256_or_si256(kept, _mm256_and_si256(nan, _mm256_set1_epi16(0x40)))
+    }
+}
+
+/// [`bf16_fix_avx2`] on the 32 bf16 lanes of `v`, with mask registers.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bf16_fix_avx512(v: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
+    // SAFETY: the callers enable AVX-512F/BW; register operations only.
+    unsafe {
+        use std::arch::x86_64::*;
+        let exp = _mm512_and_si512(v, _mm512_set1_epi16(0x7F80));
+        let sub = _mm512_cmpeq_epi16_mask(exp, _mm512_setzero_si512());
+        // Non-negative as i16, so the signed compare orders magnitudes.
+        let mag = _mm512_and_si512(v, _mm512_set1_epi16(0x7FFF));
+        let nan = _mm512_cmpgt_epi16_mask(mag, _mm512_set1_epi16(0x7F80));
+        let signed = _mm512_and_si512(v, _mm512_set1_epi16(-0x8000));
+        let kept = _mm512_mask_mov_epi16(v, sub, signed);
+        _mm512_mask_mov_epi16(kept, nan, _mm512_or_si512(v, _mm512_set1_epi16(0x40)))
     }
 }
 
