@@ -200,6 +200,9 @@ pub(crate) struct RowGeom {
     /// of a whole output plane, so a plane is one gather instead of a short one per row
     /// (nchw u8 8x128 2x8x9->7x15x4 spent its time in per-row setup).
     pub plane_idx: Option<Vec<u32>>,
+    /// Forward runs with fixed-size corners: the corners of the resampled axes outside the
+    /// run (not W, not `plane_h`) per row, when few (see [`RowCorners`]).
+    pub corners: Option<RowCorners>,
 }
 
 /// Elements per stretch of a raw bf16 nearest row fixed up while in L1.
@@ -353,6 +356,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 wx: None,
                 stream: StreamRule::of(p),
                 plane_idx: None,
+                corners: None,
             });
         }
         if let Some(g) = planes::plan(p, t) {
@@ -437,11 +441,21 @@ pub(crate) fn fwd_row_geom(
             })
             .collect()
     });
+    let outer: Vec<usize> = t
+        .resampled
+        .iter()
+        .copied()
+        .filter(|&a| a != w && Some(a) != plane_h)
+        .collect();
+    let fixed = small || p.alg == Algorithm::Nearest;
     RowGeom {
         runs,
         plane_h,
         rows_per_run,
         plane_idx,
+        corners: fixed
+            .then(|| RowCorners::new(t, &p.src.strides, &outer, &d.dims))
+            .flatten(),
         out_w: o_n,
         range: dense.then_some((lo, hi)),
         small,
@@ -1043,7 +1057,9 @@ pub(crate) unsafe fn rows(
             // Fixed-size corners serve nearest (one tap per axis) and small linear problems;
             // the others use the general corners below.
             let fixed = g.small || p.alg == Algorithm::Nearest;
-            let base = if fixed {
+            let base = if let Some(rc) = &g.corners {
+                rc.get(&idx, sbase0)
+            } else if fixed {
                 SmallCorners::fill(t, &outer, &s.strides, &idx[..rank], sbase0)
             } else {
                 SmallCorners {
