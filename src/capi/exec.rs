@@ -30,6 +30,27 @@ pub(crate) unsafe fn execute(
     len: usize,
     bins: &[Raw],
 ) -> Result<(), CoreError> {
+    let slice = |r: Raw| {
+        if r.len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: the caller guarantees `r` is readable for its length.
+            unsafe { std::slice::from_raw_parts(r.ptr, r.len) }
+        }
+    };
+    let out = |len: usize| -> &mut [u8] {
+        if len == 0 {
+            &mut []
+        } else {
+            // SAFETY: the caller guarantees dst is writable for `len` bytes; the callers
+            // below make sure no input slice aliases it.
+            unsafe { std::slice::from_raw_parts_mut(dst, len) }
+        }
+    };
+    if bins.is_empty() && !src.overlaps(dst, len) {
+        // The common call: no copies, no allocation.
+        return plan.execute(slice(src), out(len), &[]);
+    }
     let inputs: Vec<Raw> = std::iter::once(src).chain(bins.iter().copied()).collect();
     let mut copies: Vec<Vec<u8>> = Vec::new();
     for r in inputs.iter().filter(|r| r.overlaps(dst, len)) {
@@ -44,20 +65,11 @@ pub(crate) unsafe fn execute(
         .map(|r| {
             if r.overlaps(dst, len) {
                 next.next().map_or(&[][..], |c| &c[..])
-            } else if r.len == 0 {
-                &[][..]
             } else {
-                // SAFETY: readable for its length and disjoint from dst (checked above).
-                unsafe { std::slice::from_raw_parts(r.ptr, r.len) }
+                // Readable for its length and disjoint from dst (checked above).
+                slice(*r)
             }
         })
         .collect();
-    let out: &mut [u8] = if len == 0 {
-        &mut []
-    } else {
-        // SAFETY: the caller guarantees dst is writable for `len` bytes; no input slice
-        // aliases it.
-        unsafe { std::slice::from_raw_parts_mut(dst, len) }
-    };
-    plan.execute(slices[0], out, &slices[1..])
+    plan.execute(slices[0], out(len), &slices[1..])
 }

@@ -47,6 +47,9 @@ pub struct Plan {
     isa: Isa,
     tables: Tables,
     pub(crate) strategy: Strategy,
+    /// `span_bytes` of src, dst and each binary post-op input (`None`: too large), computed
+    /// once for the per-call buffer checks.
+    spans: Vec<Option<usize>>,
 }
 
 impl Plan {
@@ -72,12 +75,21 @@ impl Plan {
                 .map_or(Strategy::Generic, Strategy::Copy),
             s => s,
         };
+        let spans = [&problem.src, &problem.dst]
+            .into_iter()
+            .chain(problem.post_ops.iter().filter_map(|op| match op {
+                PostOp::Binary { src1, .. } => Some(src1),
+                _ => None,
+            }))
+            .map(|l| l.span_bytes())
+            .collect();
         Ok(Plan {
             problem,
             exec,
             isa: isa.min(simd::detected_isa()),
             tables,
             strategy,
+            spans,
         })
     }
 
@@ -108,35 +120,27 @@ impl Plan {
     /// Checks that every buffer holds its layout's `span_bytes` (one binary input per
     /// binary post-op): what makes executing on them sound.
     fn check_buffers(&self, src: &[u8], dst: &[u8], bins: &[&[u8]]) -> Result<(), CoreError> {
-        let p = &self.problem;
-        let fits = |what: &str, len: usize, l: &super::Layout| {
-            let need = l
-                .span_bytes()
-                .ok_or_else(|| CoreError::invalid("tensor too large"))?;
+        let fits = |what: &dyn Fn() -> String, len: usize, span: Option<usize>| {
+            let need = span.ok_or_else(|| CoreError::invalid("tensor too large"))?;
             if len < need {
                 return Err(CoreError::invalid(format!(
-                    "{what} buffer holds {len} bytes, {need} needed"
+                    "{} buffer holds {len} bytes, {need} needed",
+                    what()
                 )));
             }
             Ok(())
         };
-        fits("src", src.len(), &p.src)?;
-        fits("dst", dst.len(), &p.dst)?;
-        let mut k = 0;
-        for op in &p.post_ops {
-            if let PostOp::Binary { src1, .. } = op {
-                let b = bins.get(k).ok_or_else(|| {
-                    CoreError::invalid(format!("{} binary inputs given, more expected", bins.len()))
-                })?;
-                fits(&format!("binary post-op input {k}"), b.len(), src1)?;
-                k += 1;
-            }
-        }
-        if k != bins.len() {
+        fits(&|| "src".into(), src.len(), self.spans[0])?;
+        fits(&|| "dst".into(), dst.len(), self.spans[1])?;
+        let expected = self.spans.len() - 2;
+        if bins.len() != expected {
             return Err(CoreError::invalid(format!(
-                "{} binary inputs given, {k} expected",
+                "{} binary inputs given, {expected} expected",
                 bins.len()
             )));
+        }
+        for (k, (b, &span)) in bins.iter().zip(&self.spans[2..]).enumerate() {
+            fits(&|| format!("binary post-op input {k}"), b.len(), span)?;
         }
         Ok(())
     }

@@ -47,6 +47,9 @@ pub struct dnnl_memory {
     pub(crate) md: dnnl_memory_desc_t,
     pub(crate) engine: dnnl_engine_t,
     handle: AtomicPtr<c_void>,
+    /// `md_span_bytes(&md)` (0 when it has none), computed once: the descriptor never
+    /// changes, and every execute asks.
+    span: usize,
     /// Library-allocated buffers, freed on destroy.
     owned: Mutex<Vec<Owned>>,
 }
@@ -66,7 +69,7 @@ impl dnnl_memory {
 
     /// Bytes the buffer is known to hold: what the descriptor addresses.
     pub(crate) fn len(&self) -> usize {
-        md_span_bytes(&self.md).unwrap_or(0)
+        self.span
     }
 
     fn set_handle(&self, h: *mut c_void) -> dnnl_status_t {
@@ -186,6 +189,7 @@ pub unsafe extern "C" fn dnnl_memory_create(
             let m = dnnl_memory {
                 md,
                 engine,
+                span: md_span_bytes(&md).unwrap_or(0),
                 handle: AtomicPtr::new(std::ptr::null_mut()),
                 owned: Mutex::new(Vec::new()),
             };

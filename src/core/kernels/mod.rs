@@ -523,18 +523,48 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
         rows: None,
     };
     pr.flat = lanes::flat_row(p, l, &pr);
-    let others: Vec<usize> = pixel_others(t, &pr);
+    let others = pixel_others(t, &pr);
     pr.rows = RowCorners::new(t, &p.src.strides, &others, &p.dst.dims);
     Some(pr)
 }
 
 /// The resampled axes a row-wise lanes run blends outside its pixel axes, in order.
-fn pixel_others(t: &Tables, pr: &PixelRows) -> Vec<usize> {
-    t.resampled
-        .iter()
-        .copied()
-        .filter(|&a| a != pr.px && Some(a) != pr.px2)
-        .collect()
+fn pixel_others(t: &Tables, pr: &PixelRows) -> AxisList {
+    AxisList::of(
+        t.resampled
+            .iter()
+            .copied()
+            .filter(|&a| a != pr.px && Some(a) != pr.px2),
+    )
+}
+
+/// A few axes on the stack (kernels collect them per call; a `Vec` cost small calls an
+/// allocation each).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AxisList {
+    n: usize,
+    axes: [usize; MAX_RANK],
+}
+
+impl AxisList {
+    fn of(it: impl Iterator<Item = usize>) -> Self {
+        let mut l = AxisList {
+            n: 0,
+            axes: [0; MAX_RANK],
+        };
+        for a in it.take(MAX_RANK) {
+            l.axes[l.n] = a;
+            l.n += 1;
+        }
+        l
+    }
+}
+
+impl std::ops::Deref for AxisList {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.axes[..self.n]
+    }
 }
 
 /// Per output pixel: src offsets of its two taps, their weights (see [`PixelRows::taps`]).
@@ -1012,10 +1042,10 @@ pub(crate) unsafe fn rows(
         let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
         let wt = g.wtaps(t);
         let nc = g.lane.map_or(1, |l| l.1);
-        let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let others = AxisList::of(t.resampled.iter().copied().filter(|&a| a != w));
         // A run is a whole plane: the axis before W (if any) is walked inside it.
         let h = g.plane_h;
-        let outer: Vec<usize> = others.iter().copied().filter(|&a| Some(a) != h).collect();
+        let outer = AxisList::of(others.iter().copied().filter(|&a| Some(a) != h));
         let oh_n = h.map_or(1, |h| d.dims[h]);
         let mut corners = Corners::new();
         let mut scratch = Vec::new();
@@ -1040,10 +1070,12 @@ pub(crate) unsafe fn rows(
         // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
         // consecutive dst rows read the same src row, and a row copy beats a second gather.
         let mut prev: Option<(usize, usize)> = None;
-        let overrides: Vec<(usize, usize, usize, usize)> = std::iter::once((w, 1, 0, 0))
-            .chain(h.map(|h| (h, 1, 0, 0)))
-            .chain(g.lane.map(|(c, _)| (c, 1, 0, 0)))
-            .collect();
+        // Axes walked inside a run (an absent one repeats W's entry, which is harmless).
+        let overrides = [
+            (w, 1, 0, 0),
+            (h.unwrap_or(w), 1, 0, 0),
+            (g.lane.map_or(w, |l| l.0), 1, 0, 0),
+        ];
         let oh_n1 = oh_n.max(1);
         let mut runs = Runs::new(p, t, &overrides, start / oh_n1);
         let mut r = start;
