@@ -240,7 +240,13 @@ pub(crate) mod x86 {
             // suppresses faults of masked-off lanes.
             unsafe {
                 let mask: __mmask16 = (1u16 << n) - 1;
-                let ws = [0, 1, 2].map(|a| (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1])));
+                // Written out: an array `map` here is an outlined call without the target
+                // feature (nhwc f32 C=8 15x9->8x4: 1.8 us, oneDNN 0.4).
+                let ws = [
+                    (_mm512_set1_ps(w[0][0]), _mm512_set1_ps(w[0][1])),
+                    (_mm512_set1_ps(w[1][0]), _mm512_set1_ps(w[1][1])),
+                    (_mm512_set1_ps(w[2][0]), _mm512_set1_ps(w[2][1])),
+                ];
                 let r = super::chain::<__m512, M>(
                     |k| _mm512_maskz_loadu_ps(mask, (p as *const f32).add(offs[k])),
                     &ws,
