@@ -695,6 +695,96 @@ unsafe fn wrow_avx512<const TWO: bool>(
     }
 }
 
+/// [`wrow_avx512`] into s8/u8: each 16-lane result is narrowed in registers by
+/// [`super::dtype::IntStore`]'s rules (NaN to `q.nan`, clamp, round half to even, the low
+/// byte of the exact integer), so there is no f32 pass between (nhwc u8 C=96 738->2213
+/// linear 148 us through an f32 buffer, oneDNN 101).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn wrow_int8_avx512<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut u8,
+    ostride: usize,
+    q: super::dtype::IntStore,
+) {
+    // SAFETY: AVX-512F was detected by `wrow_int8`; full 16-lane steps end at or before `n`
+    // and the tail is masked to lanes `< n` (masked-off lanes are neither read nor written).
+    unsafe {
+        use std::arch::x86_64::*;
+        let (lo, hi, nan) = (
+            _mm512_set1_ps(q.lo),
+            _mm512_set1_ps(q.hi),
+            _mm512_set1_ps(q.nan),
+        );
+        let int = |r: __m512| {
+            let v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_ORD_Q>(r, r), nan, r);
+            let v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+            _mm512_cvtps_epi32(_mm512_roundscale_ps::<
+                { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
+            >(v))
+        };
+        let full = n / 16;
+        let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
+        for (p, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(p * ostride);
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+            let lerp = |m: __mmask16, l: usize| {
+                let x = _mm512_maskz_loadu_ps(m, a.add(l));
+                if TWO {
+                    let y = _mm512_maskz_loadu_ps(m, b.add(l));
+                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+                } else {
+                    x
+                }
+            };
+            for k in 0..full {
+                let i = int(lerp(0xFFFF, 16 * k));
+                _mm_storeu_si128(o.add(16 * k) as *mut __m128i, _mm512_cvtepi32_epi8(i));
+            }
+            if tail != 0 {
+                let l = 16 * full;
+                _mm512_mask_cvtepi32_storeu_epi8(o.add(l) as *mut _, tail, int(lerp(tail, l)));
+            }
+        }
+    }
+}
+
+/// [`wrow`] straight into s8/u8 `dst` (pixel `q` at `out + q * ostride` bytes) where the ISA
+/// narrows in registers (AVX-512); `false` when it does not (the caller goes through f32).
+pub(crate) unsafe fn wrow_int8(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    two: bool,
+    n: usize,
+    out: *mut u8,
+    ostride: usize,
+    dt: DataType,
+    numerics: Numerics,
+) -> bool {
+    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is
+    // AVX-512; the caller's pointer contract is passed on.
+    unsafe {
+        let q = match (dt, super::dtype::IntStore::new(dt, numerics)) {
+            (DataType::U8 | DataType::S8, Some(q)) => q,
+            _ => return false,
+        };
+        #[cfg(target_arch = "x86_64")]
+        if isa() == Isa::Avx512 {
+            if two {
+                wrow_int8_avx512::<true>(row, taps, n, out, ostride, q);
+            } else {
+                wrow_int8_avx512::<false>(row, taps, n, out, ostride, q);
+            }
+            return true;
+        }
+        let _ = (row, taps, two, n, out, ostride, q);
+        false
+    }
+}
+
 /// [`wrow_body`] with 8-lane AVX2 steps; the tail is a last overlapping full step (it
 /// rewrites lanes with the same bits) or, below 8 lanes, masked loads and stores.
 #[cfg(target_arch = "x86_64")]

@@ -552,7 +552,22 @@ fn lanes_kernels_match_reference_bitwise() {
                 Numerics::Ieee
             },
         };
-        let src = fill(&mut rng, &p.src);
+        let mut src = fill(&mut rng, &p.src);
+        if sdt == DataType::F32 && rng.below(3) == 0 {
+            // Values every integer store treats specially: NaN, infinities, out of range.
+            let specials = [
+                f32::NAN,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                1e30,
+                -1e30,
+                255.5,
+            ];
+            for (k, v) in specials.iter().cycle().take(12).enumerate() {
+                let at = (k * 4 + rng.below(src.len() / 4) * 4) % src.len().max(4);
+                src[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+            }
+        }
         let init = fill(&mut rng, &p.dst);
         let bins: Vec<&[u8]> = bins.iter().map(|b| b.as_slice()).collect();
         let mut slow = init.clone();

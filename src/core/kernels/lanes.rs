@@ -235,6 +235,22 @@ unsafe fn finish_pixels(
         let dstep = d.strides[pr.px];
         let (valid, pad) = (r.valid, r.pad);
         let n = taps.len();
+        if p.post_ops.is_empty()
+            && pad == 0
+            && !r.stream
+            && simd::wrow_int8(
+                rowp,
+                taps,
+                pr.two_taps,
+                valid,
+                b.dst.add((r.doff + first * dstep) * dsz),
+                dstep * dsz,
+                d.dtype,
+                p.numerics,
+            )
+        {
+            return;
+        }
         let vals = &mut out[..n * valid];
         simd::wrow(
             rowp,
