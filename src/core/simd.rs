@@ -421,74 +421,45 @@ macro_rules! by_shape {
     };
 }
 
-/// [`vectors::pixel_row`] compiled for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn pixel_row_avx512<
-    L: vectors::Widen<std::arch::x86_64::__m512>,
-    const M: usize,
-    const PX2: bool,
-    const NT: bool,
->(
-    src: *const u8,
-    base: &[usize; 8],
-    w: &[[f32; 2]; 3],
-    px: &[(usize, usize, f32, f32)],
-    lanes: usize,
-    out: *mut f32,
-) {
-    // SAFETY: `lanes_row` calls this only when AVX-512F was detected; its pointer contract
-    // is passed on.
-    unsafe {
-        vectors::pixel_row::<std::arch::x86_64::__m512, L, M, PX2, NT>(src, base, w, px, lanes, out)
-    }
+/// Defines `$name`, [`vectors::pixel_row`] over the vector type `$v` compiled with the
+/// given attributes (the ISA's target feature), present only where `$arch` holds.
+macro_rules! pixel_row_for {
+    ($name:ident, $arch:meta, [$($attr:meta),*], $v:ty) => {
+        #[cfg($arch)]
+        $(#[$attr])*
+        unsafe fn $name<L: vectors::Widen<$v>, const M: usize, const PX2: bool, const NT: bool>(
+            src: *const u8,
+            base: &[usize; 8],
+            w: &[[f32; 2]; 3],
+            px: &[(usize, usize, f32, f32)],
+            lanes: usize,
+            out: *mut f32,
+        ) {
+            // SAFETY: `lanes_row` calls this only under an ISA the CPU has (NEON is baseline
+            // on aarch64); its pointer contract is passed on.
+            unsafe { vectors::pixel_row::<$v, L, M, PX2, NT>(src, base, w, px, lanes, out) }
+        }
+    };
 }
 
-/// [`vectors::pixel_row`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn pixel_row_avx2<
-    L: vectors::Widen<std::arch::x86_64::__m256>,
-    const M: usize,
-    const PX2: bool,
-    const NT: bool,
->(
-    src: *const u8,
-    base: &[usize; 8],
-    w: &[[f32; 2]; 3],
-    px: &[(usize, usize, f32, f32)],
-    lanes: usize,
-    out: *mut f32,
-) {
-    // SAFETY: `lanes_row` calls this only when AVX2 was detected; its pointer contract is
-    // passed on.
-    unsafe {
-        vectors::pixel_row::<std::arch::x86_64::__m256, L, M, PX2, NT>(src, base, w, px, lanes, out)
-    }
-}
-
-/// [`vectors::pixel_row`] for NEON (baseline on aarch64).
-#[cfg(target_arch = "aarch64")]
-unsafe fn pixel_row_neon<
-    L: vectors::Widen<std::arch::aarch64::float32x4_t>,
-    const M: usize,
-    const PX2: bool,
-    const NT: bool,
->(
-    src: *const u8,
-    base: &[usize; 8],
-    w: &[[f32; 2]; 3],
-    px: &[(usize, usize, f32, f32)],
-    lanes: usize,
-    out: *mut f32,
-) {
-    // SAFETY: NEON is baseline here; the caller's pointer contract is passed on.
-    unsafe {
-        vectors::pixel_row::<std::arch::aarch64::float32x4_t, L, M, PX2, NT>(
-            src, base, w, px, lanes, out,
-        )
-    }
-}
+pixel_row_for!(
+    pixel_row_avx512,
+    target_arch = "x86_64",
+    [target_feature(enable = "avx512f")],
+    std::arch::x86_64::__m512
+);
+pixel_row_for!(
+    pixel_row_avx2,
+    target_arch = "x86_64",
+    [target_feature(enable = "avx2")],
+    std::arch::x86_64::__m256
+);
+pixel_row_for!(
+    pixel_row_neon,
+    target_arch = "aarch64",
+    [],
+    std::arch::aarch64::float32x4_t
+);
 
 /// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]); `nt` streams the f32 stores
 /// where the ISA can (call [`store_fence`] before handing the results over).

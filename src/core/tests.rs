@@ -107,6 +107,22 @@ fn fill(rng: &mut Rng, l: &Layout) -> Vec<u8> {
     b
 }
 
+/// Fails with the case, kernel, ISA and first differing byte when `fast` is not `slow`.
+fn assert_same_bytes(fast: &[u8], slow: &[u8], case: usize, plan: &Plan, isa: super::simd::Isa) {
+    if fast != slow {
+        let i = fast
+            .iter()
+            .zip(slow)
+            .position(|(a, b)| a != b)
+            .unwrap_or(fast.len());
+        panic!(
+            "case {case} ({}, {isa:?}): first differing byte {i}\n{:?}",
+            plan.kernel_name(),
+            plan.problem()
+        );
+    }
+}
+
 fn random_problem(rng: &mut Rng) -> (Problem, Vec<Vec<u8>>) {
     let rank = rng.range(1, 5);
     let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
@@ -269,13 +285,7 @@ fn kernels_match_reference_bitwise() {
             }
             let mut fast = init.clone();
             plan.execute(&src, &mut fast, &bins).unwrap();
-            if fast != slow {
-                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
-                panic!(
-                    "case {case} ({}, {isa:?}): first differing byte {i}\n{p:?}",
-                    plan.kernel_name()
-                );
-            }
+            assert_same_bytes(&fast, &slow, case, &plan, isa);
         }
     }
     for k in [
@@ -580,13 +590,7 @@ fn lanes_kernels_match_reference_bitwise() {
             *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
             let mut fast = init.clone();
             plan.execute(&src, &mut fast, &bins).unwrap();
-            if fast != slow {
-                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
-                panic!(
-                    "case {case} ({}, {isa:?}): first differing byte {i}\n{p:?}",
-                    plan.kernel_name()
-                );
-            }
+            assert_same_bytes(&fast, &slow, case, &plan, isa);
         }
     }
     assert!(
