@@ -680,7 +680,7 @@ unsafe fn wrow_int8_avx512<const TWO: bool>(
     ostride: usize,
     q: super::dtype::IntStore,
 ) {
-    // SAFETY: AVX-512F was detected by `wrow_int8`; full 16-lane steps end at or before `n`
+    // SAFETY: AVX-512F was detected by `wrow_narrow`; full 16-lane steps end at or before `n`
     // and the tail is masked to lanes `< n` (masked-off lanes are neither read nor written).
     unsafe {
         use std::arch::x86_64::*;
@@ -723,9 +723,53 @@ unsafe fn wrow_int8_avx512<const TWO: bool>(
     }
 }
 
-/// [`wrow`] straight into s8/u8 `dst` (pixel `q` at `out + q * ostride` bytes) where the ISA
-/// narrows in registers (AVX-512); `false` when it does not (the caller goes through f32).
-pub(crate) unsafe fn wrow_int8(
+/// [`wrow_avx512`] into bf16 with oneDNN's rounding in one instruction (`vcvtneps2bf16`,
+/// exactly [`bf16_bits`] with oneDNN numerics, as [`store_bf16_avx512bf16`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
+unsafe fn wrow_bf16_avx512<const TWO: bool>(
+    row: *const f32,
+    taps: &[(usize, usize, f32, f32)],
+    n: usize,
+    out: *mut u8,
+    ostride: usize,
+) {
+    // SAFETY: AVX-512F/BW/VL/BF16 were detected by `wrow_narrow`; full 16-lane steps end at or
+    // before `n` and the tail is masked to lanes `< n` (masked-off lanes are neither read nor
+    // written).
+    unsafe {
+        use std::arch::x86_64::*;
+        let full = n / 16;
+        let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
+        for (p, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
+            let o = out.add(p * ostride) as *mut u16;
+            let (a, b) = (row.add(i0), row.add(i1));
+            let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+            let bf16 = |m: __mmask16, l: usize| {
+                let x = _mm512_maskz_loadu_ps(m, a.add(l));
+                let r = if TWO {
+                    let y = _mm512_maskz_loadu_ps(m, b.add(l));
+                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+                } else {
+                    x
+                };
+                std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(r))
+            };
+            for k in 0..full {
+                _mm256_storeu_si256(o.add(16 * k) as *mut __m256i, bf16(0xFFFF, 16 * k));
+            }
+            if tail != 0 {
+                let l = 16 * full;
+                _mm256_mask_storeu_epi16(o.add(l) as *mut i16, tail, bf16(tail, l));
+            }
+        }
+    }
+}
+
+/// [`wrow`] straight into an s8/u8 or (oneDNN numerics) bf16 `dst`, pixel `q` at `out + q *
+/// ostride` bytes, where the ISA narrows in registers (AVX-512; bf16 with AVX512-BF16);
+/// `false` when it does not (the caller goes through f32).
+pub(crate) unsafe fn wrow_narrow(
     row: *const f32,
     taps: &[(usize, usize, f32, f32)],
     two: bool,
@@ -735,9 +779,24 @@ pub(crate) unsafe fn wrow_int8(
     dt: DataType,
     numerics: Numerics,
 ) -> bool {
-    // SAFETY: the AVX-512 variant runs only when `isa()` (never above the detected ISA) is
-    // AVX-512; the caller's pointer contract is passed on.
+    // SAFETY: the AVX-512 variants run only when `isa()` (never above the detected ISA) is
+    // AVX-512 (and the bf16 one when AVX512-BF16/BW/VL were detected); the caller's pointer
+    // contract is passed on.
     unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if dt == DataType::Bf16
+            && numerics != Numerics::Ieee
+            && isa() == Isa::Avx512
+            && avx512bf16()
+            && is_x86_feature_detected!("avx512vl")
+        {
+            if two {
+                wrow_bf16_avx512::<true>(row, taps, n, out, ostride);
+            } else {
+                wrow_bf16_avx512::<false>(row, taps, n, out, ostride);
+            }
+            return true;
+        }
         let q = match (dt, super::dtype::IntStore::new(dt, numerics)) {
             (DataType::U8 | DataType::S8, Some(q)) => q,
             _ => return false,

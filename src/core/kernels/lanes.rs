@@ -238,7 +238,7 @@ unsafe fn finish_pixels(
         if p.post_ops.is_empty()
             && pad == 0
             && !r.stream
-            && simd::wrow_int8(
+            && simd::wrow_narrow(
                 rowp,
                 taps,
                 pr.two_taps,
