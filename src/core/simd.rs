@@ -779,14 +779,16 @@ pub(crate) unsafe fn wrow_narrow(
     dt: DataType,
     numerics: Numerics,
 ) -> bool {
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: the AVX-512 variants run only when `isa()` (never above the detected ISA) is
     // AVX-512 (and the bf16 one when AVX512-BF16/BW/VL were detected); the caller's pointer
     // contract is passed on.
     unsafe {
-        #[cfg(target_arch = "x86_64")]
+        if isa() != Isa::Avx512 {
+            return false;
+        }
         if dt == DataType::Bf16
             && numerics != Numerics::Ieee
-            && isa() == Isa::Avx512
             && avx512bf16()
             && is_x86_feature_detected!("avx512vl")
         {
@@ -797,12 +799,9 @@ pub(crate) unsafe fn wrow_narrow(
             }
             return true;
         }
-        let q = match (dt, super::dtype::IntStore::new(dt, numerics)) {
-            (DataType::U8 | DataType::S8, Some(q)) => q,
-            _ => return false,
-        };
-        #[cfg(target_arch = "x86_64")]
-        if isa() == Isa::Avx512 {
+        if let (DataType::U8 | DataType::S8, Some(q)) =
+            (dt, super::dtype::IntStore::new(dt, numerics))
+        {
             if two {
                 wrow_int8_avx512::<true>(row, taps, n, out, ostride, q);
             } else {
@@ -810,7 +809,12 @@ pub(crate) unsafe fn wrow_narrow(
             }
             return true;
         }
-        let _ = (row, taps, two, n, out, ostride, q);
+        false
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // Only x86 narrows in registers here.
+        let _ = (row, taps, two, n, out, ostride, dt, numerics);
         false
     }
 }
