@@ -486,90 +486,29 @@ pub(crate) unsafe fn lanes_row(
     // ISA) is AVX-512 (AVX2), the NEON one on aarch64 only; `out` holds `px.len() * lanes`
     // f32 and the caller's source contract is passed on.
     unsafe {
+        // `$f::<$l>` over this row's shape.
+        #[allow(unused_macros)] // each target uses its own arms
+        macro_rules! row {
+            ($f:ident, $l:ty, $nt:expr) => {
+                by_shape!($f::<$l>, m, px2, $nt, (src, base, w, px, lanes, o))
+            };
+        }
         #[cfg(target_arch = "aarch64")]
         if dt == DataType::F32 && isa() == Isa::Neon && lanes >= 4 {
-            return by_shape!(
-                pixel_row_neon::<F32s>,
-                m,
-                px2,
-                false,
-                (src, base, w, px, lanes, o)
-            );
+            return row!(pixel_row_neon, F32s, false);
         }
         #[cfg(target_arch = "x86_64")]
         match (isa(), dt) {
-            (Isa::Avx512, DataType::F32) => {
-                return by_shape!(
-                    pixel_row_avx512::<F32s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
+            (Isa::Avx512, DataType::F32) => return row!(pixel_row_avx512, F32s, nt),
             (Isa::Avx512, DataType::Bf16) if lanes >= 16 => {
-                return by_shape!(
-                    pixel_row_avx512::<Bf16s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
+                return row!(pixel_row_avx512, Bf16s, nt)
             }
-            (Isa::Avx512, DataType::U8) if lanes >= 16 => {
-                return by_shape!(
-                    pixel_row_avx512::<U8s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
-            (Isa::Avx512, DataType::S8) if lanes >= 16 => {
-                return by_shape!(
-                    pixel_row_avx512::<S8s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
-            (Isa::Avx2, DataType::F32) if lanes >= 8 => {
-                return by_shape!(
-                    pixel_row_avx2::<F32s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
-            (Isa::Avx2, DataType::Bf16) if lanes >= 8 => {
-                return by_shape!(
-                    pixel_row_avx2::<Bf16s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
-            (Isa::Avx2, DataType::U8) if lanes >= 8 => {
-                return by_shape!(
-                    pixel_row_avx2::<U8s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
-            (Isa::Avx2, DataType::S8) if lanes >= 8 => {
-                return by_shape!(
-                    pixel_row_avx2::<S8s>,
-                    m,
-                    px2,
-                    nt,
-                    (src, base, w, px, lanes, o)
-                )
-            }
+            (Isa::Avx512, DataType::U8) if lanes >= 16 => return row!(pixel_row_avx512, U8s, nt),
+            (Isa::Avx512, DataType::S8) if lanes >= 16 => return row!(pixel_row_avx512, S8s, nt),
+            (Isa::Avx2, DataType::F32) if lanes >= 8 => return row!(pixel_row_avx2, F32s, nt),
+            (Isa::Avx2, DataType::Bf16) if lanes >= 8 => return row!(pixel_row_avx2, Bf16s, nt),
+            (Isa::Avx2, DataType::U8) if lanes >= 8 => return row!(pixel_row_avx2, U8s, nt),
+            (Isa::Avx2, DataType::S8) if lanes >= 8 => return row!(pixel_row_avx2, S8s, nt),
             _ => {}
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -613,6 +552,32 @@ unsafe fn wrow_body<const TWO: bool>(
     }
 }
 
+/// Lanes `l..l + 16` of the flat row's pixel level under mask `m` (masked-off lanes are
+/// neither read nor computed into the result): `a[l] * v0 + b[l] * v1` with `TWO`, else
+/// `a[l]` — the one step of every AVX-512 `wrow` variant.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn wrow_step16<const TWO: bool>(
+    a: *const f32,
+    b: *const f32,
+    (v0, v1): (std::arch::x86_64::__m512, std::arch::x86_64::__m512),
+    m: std::arch::x86_64::__mmask16,
+    l: usize,
+) -> std::arch::x86_64::__m512 {
+    // SAFETY: the callers enable AVX-512F and own lanes `l..l + 16` of `a` and `b` where `m`
+    // is set.
+    unsafe {
+        use std::arch::x86_64::*;
+        let x = _mm512_maskz_loadu_ps(m, a.add(l));
+        if TWO {
+            let y = _mm512_maskz_loadu_ps(m, b.add(l));
+            _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
+        } else {
+            x
+        }
+    }
+}
+
 /// [`wrow_body`] with 16-lane AVX-512 steps and a masked tail (separate mul and add: the
 /// reference's bits).
 #[cfg(target_arch = "x86_64")]
@@ -637,13 +602,7 @@ unsafe fn wrow_avx512<const TWO: bool>(
             let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
             let stream = nt && (o as usize).is_multiple_of(64);
             for k in 0..full {
-                let x = _mm512_loadu_ps(a.add(16 * k));
-                let r = if TWO {
-                    let y = _mm512_loadu_ps(b.add(16 * k));
-                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-                } else {
-                    x
-                };
+                let r = wrow_step16::<TWO>(a, b, (v0, v1), 0xFFFF, 16 * k);
                 if stream {
                     _mm512_stream_ps(o.add(16 * k), r);
                 } else {
@@ -653,13 +612,7 @@ unsafe fn wrow_avx512<const TWO: bool>(
             if tail != 0 {
                 let l = 16 * full;
                 // Masked-off lanes are neither read nor written.
-                let x = _mm512_maskz_loadu_ps(tail, a.add(l));
-                let r = if TWO {
-                    let y = _mm512_maskz_loadu_ps(tail, b.add(l));
-                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-                } else {
-                    x
-                };
+                let r = wrow_step16::<TWO>(a, b, (v0, v1), tail, l);
                 _mm512_mask_storeu_ps(o.add(l), tail, r);
             }
         }
@@ -702,15 +655,7 @@ unsafe fn wrow_int8_avx512<const TWO: bool>(
             let o = out.add(p * ostride);
             let (a, b) = (row.add(i0), row.add(i1));
             let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
-            let lerp = |m: __mmask16, l: usize| {
-                let x = _mm512_maskz_loadu_ps(m, a.add(l));
-                if TWO {
-                    let y = _mm512_maskz_loadu_ps(m, b.add(l));
-                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-                } else {
-                    x
-                }
-            };
+            let lerp = |m: __mmask16, l: usize| wrow_step16::<TWO>(a, b, (v0, v1), m, l);
             for k in 0..full {
                 let i = int(lerp(0xFFFF, 16 * k));
                 _mm_storeu_si128(o.add(16 * k) as *mut __m128i, _mm512_cvtepi32_epi8(i));
@@ -746,13 +691,7 @@ unsafe fn wrow_bf16_avx512<const TWO: bool>(
             let (a, b) = (row.add(i0), row.add(i1));
             let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
             let bf16 = |m: __mmask16, l: usize| {
-                let x = _mm512_maskz_loadu_ps(m, a.add(l));
-                let r = if TWO {
-                    let y = _mm512_maskz_loadu_ps(m, b.add(l));
-                    _mm512_add_ps(_mm512_mul_ps(x, v0), _mm512_mul_ps(y, v1))
-                } else {
-                    x
-                };
+                let r = wrow_step16::<TWO>(a, b, (v0, v1), m, l);
                 std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(r))
             };
             for k in 0..full {
