@@ -401,6 +401,18 @@ unsafe fn lanes_row_body<S: Src, const M: usize>(
 /// Calls `$f::<$g.., M, PX2, NT>(args)` for the runtime tap-axis count `m` (0..=3), `px2`
 /// and `nt` (a pixel axis with two taps is one of the `m` levels, so `m == 0` has none).
 macro_rules! by_shape {
+    // Without streaming (the NT = false arms only).
+    (@plain $f:ident::<$($g:ty),*>, $m:expr, $px2:expr, ($($a:expr),*)) => {
+        match ($m, $px2) {
+            (0, _) => $f::<$($g,)* 0, false, false>($($a),*),
+            (1, false) => $f::<$($g,)* 1, false, false>($($a),*),
+            (1, true) => $f::<$($g,)* 1, true, false>($($a),*),
+            (2, false) => $f::<$($g,)* 2, false, false>($($a),*),
+            (2, true) => $f::<$($g,)* 2, true, false>($($a),*),
+            (_, false) => $f::<$($g,)* 3, false, false>($($a),*),
+            (_, true) => $f::<$($g,)* 3, true, false>($($a),*),
+        }
+    };
     ($f:ident::<$($g:ty),*>, $m:expr, $px2:expr, $nt:expr, ($($a:expr),*)) => {
         match ($m, $px2, $nt) {
             (0, _, false) => $f::<$($g,)* 0, false, false>($($a),*),
@@ -427,17 +439,28 @@ macro_rules! pixel_row_for {
     ($name:ident, $arch:meta, [$($attr:meta),*], $v:ty) => {
         #[cfg($arch)]
         $(#[$attr])*
-        unsafe fn $name<L: vectors::Widen<$v>, const M: usize, const PX2: bool, const NT: bool>(
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name<
+            L: vectors::Widen<$v>,
+            S: vectors::Sink<$v>,
+            const M: usize,
+            const PX2: bool,
+            const NT: bool,
+        >(
             src: *const u8,
             base: &[usize; 8],
             w: &[[f32; 2]; 3],
             px: &[(usize, usize, f32, f32)],
             lanes: usize,
-            out: *mut f32,
+            out: *mut u8,
+            ostride: usize,
+            sink: S,
         ) {
             // SAFETY: `lanes_row` calls this only under an ISA the CPU has (NEON is baseline
             // on aarch64); its pointer contract is passed on.
-            unsafe { vectors::pixel_row::<$v, L, M, PX2, NT>(src, base, w, px, lanes, out) }
+            unsafe {
+                vectors::pixel_row::<$v, L, S, M, PX2, NT>(src, base, w, px, lanes, out, ostride, sink)
+            }
         }
     };
 }
@@ -481,7 +504,7 @@ pub(crate) unsafe fn lanes_row(
     nt: bool,
 ) {
     let lanes = out.len() / px.len().max(1);
-    let o = out.as_mut_ptr();
+    let (o, ostride) = (out.as_mut_ptr() as *mut u8, 4 * lanes);
     // SAFETY: the AVX-512 (AVX2) variants run only when `isa()` (never above the detected
     // ISA) is AVX-512 (AVX2), the NEON one on aarch64 only; `out` holds `px.len() * lanes`
     // f32 and the caller's source contract is passed on.
@@ -490,7 +513,13 @@ pub(crate) unsafe fn lanes_row(
         #[allow(unused_macros)] // each target uses its own arms
         macro_rules! row {
             ($f:ident, $l:ty, $nt:expr) => {
-                by_shape!($f::<$l>, m, px2, $nt, (src, base, w, px, lanes, o))
+                by_shape!(
+                    $f::<$l, vectors::F32Out>,
+                    m,
+                    px2,
+                    $nt,
+                    (src, base, w, px, lanes, o, ostride, vectors::F32Out)
+                )
             };
         }
         #[cfg(target_arch = "aarch64")]
@@ -514,6 +543,66 @@ pub(crate) unsafe fn lanes_row(
         #[cfg(not(target_arch = "x86_64"))]
         let _ = nt; // only x86 streams
         lanes_row_generic(dt, m, src, base, w, px, px2, out)
+    }
+}
+
+/// [`lanes_row`] straight into an s8/u8 `dst` (dtype `ddt`), pixel `q`'s `lanes` bytes at
+/// `out + q * ostride`, narrowed in registers by [`super::dtype::IntStore`]'s rules where
+/// the ISA has the explicit-vector row for the source type (AVX-512, AVX2); `false` when it
+/// has not (the caller goes through f32). nCx16c u8 1x16 227x317->76x106 linear spent a
+/// quarter of its time converting the f32 rows in a second pass.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn lanes_row_narrow(
+    dt: DataType,
+    m: usize,
+    src: *const u8,
+    base: &[usize; 8],
+    w: &[[f32; 2]; 3],
+    px: &[(usize, usize, f32, f32)],
+    px2: bool,
+    lanes: usize,
+    out: *mut u8,
+    ostride: usize,
+    ddt: DataType,
+    numerics: Numerics,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as `lanes_row`; each pixel's `lanes` bytes at `out + q * ostride` are the
+    // caller's.
+    unsafe {
+        let Some(q) = super::dtype::IntStore::new(ddt, numerics) else {
+            return false;
+        };
+        if !matches!(ddt, DataType::U8 | DataType::S8) {
+            return false;
+        }
+        // Lerps of s8/u8 sources are bounded (see `int8_avx512`).
+        macro_rules! row {
+            ($f:ident, $l:ty, $b:expr) => {{
+                let sink = vectors::x86::Int8Out::<$b>(q);
+                by_shape!(@plain $f::<$l, vectors::x86::Int8Out<$b>>, m, px2, (src, base, w, px, lanes, out, ostride, sink));
+                true
+            }};
+        }
+        match (isa(), dt) {
+            (Isa::Avx512, DataType::F32) => row!(pixel_row_avx512, F32s, false),
+            (Isa::Avx512, DataType::Bf16) if lanes >= 16 => row!(pixel_row_avx512, Bf16s, false),
+            (Isa::Avx512, DataType::U8) if lanes >= 16 => row!(pixel_row_avx512, U8s, true),
+            (Isa::Avx512, DataType::S8) if lanes >= 16 => row!(pixel_row_avx512, S8s, true),
+            (Isa::Avx2, DataType::F32) if lanes >= 8 => row!(pixel_row_avx2, F32s, false),
+            (Isa::Avx2, DataType::Bf16) if lanes >= 8 => row!(pixel_row_avx2, Bf16s, false),
+            (Isa::Avx2, DataType::U8) if lanes >= 8 => row!(pixel_row_avx2, U8s, true),
+            (Isa::Avx2, DataType::S8) if lanes >= 8 => row!(pixel_row_avx2, S8s, true),
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // Only x86 narrows in registers here.
+        let _ = (
+            dt, m, src, base, w, px, px2, lanes, out, ostride, ddt, numerics,
+        );
+        false
     }
 }
 
@@ -625,7 +714,7 @@ unsafe fn wrow_avx512<const TWO: bool>(
 /// linear 148 us through an f32 buffer, oneDNN 101).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn wrow_int8_avx512<const TWO: bool>(
+unsafe fn wrow_int8_avx512<const TWO: bool, const BOUNDED: bool>(
     row: *const f32,
     taps: &[(usize, usize, f32, f32)],
     n: usize,
@@ -637,18 +726,7 @@ unsafe fn wrow_int8_avx512<const TWO: bool>(
     // and the tail is masked to lanes `< n` (masked-off lanes are neither read nor written).
     unsafe {
         use std::arch::x86_64::*;
-        let (lo, hi, nan) = (
-            _mm512_set1_ps(q.lo),
-            _mm512_set1_ps(q.hi),
-            _mm512_set1_ps(q.nan),
-        );
-        let int = |r: __m512| {
-            let v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_ORD_Q>(r, r), nan, r);
-            let v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-            _mm512_cvtps_epi32(_mm512_roundscale_ps::<
-                { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
-            >(v))
-        };
+        let int8 = |r: __m512| vectors::x86::int8_avx512::<BOUNDED>(r, q);
         let full = n / 16;
         let tail: __mmask16 = ((1u32 << (n % 16)) - 1) as u16;
         for (p, &(i0, i1, w0, w1)) in taps.iter().enumerate() {
@@ -657,12 +735,13 @@ unsafe fn wrow_int8_avx512<const TWO: bool>(
             let (v0, v1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
             let lerp = |m: __mmask16, l: usize| wrow_step16::<TWO>(a, b, (v0, v1), m, l);
             for k in 0..full {
-                let i = int(lerp(0xFFFF, 16 * k));
-                _mm_storeu_si128(o.add(16 * k) as *mut __m128i, _mm512_cvtepi32_epi8(i));
+                _mm_storeu_si128(o.add(16 * k) as *mut __m128i, int8(lerp(0xFFFF, 16 * k)));
             }
             if tail != 0 {
                 let l = 16 * full;
-                _mm512_mask_cvtepi32_storeu_epi8(o.add(l) as *mut _, tail, int(lerp(tail, l)));
+                let mut t = [0u8; 16];
+                _mm_storeu_si128(t.as_mut_ptr() as *mut __m128i, int8(lerp(tail, l)));
+                std::ptr::copy_nonoverlapping(t.as_ptr(), o.add(l), n - l);
             }
         }
     }
@@ -708,6 +787,7 @@ unsafe fn wrow_bf16_avx512<const TWO: bool>(
 /// [`wrow`] straight into an s8/u8 or (oneDNN numerics) bf16 `dst`, pixel `q` at `out + q *
 /// ostride` bytes, where the ISA narrows in registers (AVX-512; bf16 with AVX512-BF16);
 /// `false` when it does not (the caller goes through f32).
+/// `bounded`: the row holds lerps of an s8/u8 source (see `vectors::x86::int8_avx512`).
 pub(crate) unsafe fn wrow_narrow(
     row: *const f32,
     taps: &[(usize, usize, f32, f32)],
@@ -717,6 +797,7 @@ pub(crate) unsafe fn wrow_narrow(
     ostride: usize,
     dt: DataType,
     numerics: Numerics,
+    bounded: bool,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the AVX-512 variants run only when `isa()` (never above the detected ISA) is
@@ -741,10 +822,11 @@ pub(crate) unsafe fn wrow_narrow(
         if let (DataType::U8 | DataType::S8, Some(q)) =
             (dt, super::dtype::IntStore::new(dt, numerics))
         {
-            if two {
-                wrow_int8_avx512::<true>(row, taps, n, out, ostride, q);
-            } else {
-                wrow_int8_avx512::<false>(row, taps, n, out, ostride, q);
+            match (two, bounded) {
+                (true, true) => wrow_int8_avx512::<true, true>(row, taps, n, out, ostride, q),
+                (true, false) => wrow_int8_avx512::<true, false>(row, taps, n, out, ostride, q),
+                (false, true) => wrow_int8_avx512::<false, true>(row, taps, n, out, ostride, q),
+                (false, false) => wrow_int8_avx512::<false, false>(row, taps, n, out, ostride, q),
             }
             return true;
         }
@@ -753,7 +835,7 @@ pub(crate) unsafe fn wrow_narrow(
     #[cfg(not(target_arch = "x86_64"))]
     {
         // Only x86 narrows in registers here.
-        let _ = (row, taps, two, n, out, ostride, dt, numerics);
+        let _ = (row, taps, two, n, out, ostride, dt, numerics, bounded);
         false
     }
 }
@@ -1391,21 +1473,11 @@ unsafe fn store_int8_avx2<const NT: bool>(
     // (a multiple of 32) and writes 32 bytes at `dst + k`, inside the caller's `vals.len()` bytes.
     unsafe {
         use std::arch::x86_64::*;
-        let (lo, hi, nan) = (
-            _mm256_set1_ps(q.lo),
-            _mm256_set1_ps(q.hi),
-            _mm256_set1_ps(q.nan),
-        );
         let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
         macro_rules! conv {
-            ($p:expr) => {{
-                let v = _mm256_loadu_ps($p);
-                let v = _mm256_blendv_ps(nan, v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
-                let v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-                _mm256_cvttps_epi32(_mm256_round_ps::<
-                    { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
-                >(v))
-            }};
+            ($p:expr) => {
+                vectors::x86::int_avx2(_mm256_loadu_ps($p), q)
+            };
         }
         for k in (0..vals.len()).step_by(32) {
             let p = vals.as_ptr().add(k);

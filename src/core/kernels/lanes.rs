@@ -247,6 +247,7 @@ unsafe fn finish_pixels(
                 dstep * dsz,
                 d.dtype,
                 p.numerics,
+                matches!(p.src.dtype, DataType::U8 | DataType::S8),
             )
         {
             return;

@@ -1532,6 +1532,32 @@ pub(crate) unsafe fn lanes_rows(
                     p0 += n;
                     continue;
                 }
+                if p.post_ops.is_empty()
+                    && !stream
+                    && simd::lanes_row_narrow(
+                        s.dtype,
+                        m,
+                        b.src,
+                        &sc.offs,
+                        &sc.w,
+                        taps,
+                        pr.two_taps,
+                        valid,
+                        b.dst.add((doff + p0 * dstep) * dsz),
+                        dstep * dsz,
+                        d.dtype,
+                        p.numerics,
+                    )
+                {
+                    if pad > 0 {
+                        for q in 0..n {
+                            let off = doff + (p0 + q) * dstep + valid;
+                            std::ptr::write_bytes(b.dst.add(off * dsz), 0, pad * dsz);
+                        }
+                    }
+                    p0 += n;
+                    continue;
+                }
                 if buf.len() < group * g.block {
                     buf.resize(group * g.block);
                 }

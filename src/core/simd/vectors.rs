@@ -69,18 +69,58 @@ unsafe fn chain<V: FVec, const M: usize>(ld: impl Fn(usize) -> V, w: &[(V, V); 3
     }
 }
 
+/// Where [`pixel_row`] puts a pixel's results: f32 as they are ([`F32Out`]) or narrowed to
+/// the dst type in registers (the x86 `Int8Out` sinks), so there is no f32 pass between.
+pub(crate) trait Sink<V: FVec>: Copy {
+    /// Stores `r` as lanes `l..l + V::LANES` of the pixel at `o` (streamed with `NT` where
+    /// the sink can).
+    unsafe fn put<const NT: bool>(self, r: V, o: *mut u8, l: usize);
+
+    /// Stores lanes `l..l + n` (`n < V::LANES`) of the pixel at `o`, which `f` computes
+    /// into `n` f32 at the pointer it is given.
+    unsafe fn tail(self, f: impl FnOnce(*mut f32), n: usize, o: *mut u8, l: usize);
+}
+
+/// f32 results stored as they are.
+#[derive(Clone, Copy)]
+pub(crate) struct F32Out;
+
+impl<V: FVec> Sink<V> for F32Out {
+    #[inline(always)]
+    unsafe fn put<const NT: bool>(self, r: V, o: *mut u8, l: usize) {
+        // SAFETY: the caller's `V::LANES` writable f32 at lane `l` of the pixel at `o`.
+        unsafe {
+            let p = (o as *mut f32).add(l);
+            if NT {
+                r.stream(p)
+            } else {
+                r.store(p)
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn tail(self, f: impl FnOnce(*mut f32), _n: usize, o: *mut u8, l: usize) {
+        // SAFETY: the caller's `n` writable f32 at lane `l`; `f` writes those only.
+        unsafe { f((o as *mut f32).add(l)) }
+    }
+}
+
 /// A row of `lanes`-lane pixels: pixel `q` reads corners `base[k] + px[q].0` and, with `PX2`
 /// (two taps along the pixel axis, the outermost of the `M` levels), `base[k] + px[q].1`
-/// weighted `(px[q].2, px[q].3)`; its lanes go to `out + q * lanes`. With `NT`, whole
-/// vectors at vector-aligned addresses are streamed.
+/// weighted `(px[q].2, px[q].3)`; its lanes go through `sink` to `out + q * ostride` bytes.
+/// With `NT`, whole vectors at vector-aligned addresses are streamed (where the sink can).
 ///
 /// # Safety
-/// Every corner plus `lanes` elements lies in `src`; `out` holds `px.len() * lanes` f32; the
-/// caller runs under target features that cover `V` and `L`.
+/// Every corner plus `lanes` elements lies in `src`; each pixel's `lanes` elements of the
+/// sink's type at `out + q * ostride` are writable; the caller runs under target features
+/// that cover `V`, `L` and `S`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn pixel_row<
     V: FVec,
     L: Widen<V>,
+    S: Sink<V>,
     const M: usize,
     const PX2: bool,
     const NT: bool,
@@ -90,10 +130,12 @@ pub(crate) unsafe fn pixel_row<
     w: &[[f32; 2]; 3],
     px: &[(usize, usize, f32, f32)],
     lanes: usize,
-    out: *mut f32,
+    out: *mut u8,
+    ostride: usize,
+    sink: S,
 ) {
     // SAFETY: the function's contract; every load is of a corner's lanes `l..l + LANES <=
-    // lanes` (or the tail's `< lanes`), every store of this pixel's lanes of `out`.
+    // lanes` (or the tail's `< lanes`), every store of this pixel's lanes at `out`.
     unsafe {
         let mut ws = [(V::splat(1.0), V::splat(0.0)); 3];
         for (a, x) in ws.iter_mut().enumerate().take(M) {
@@ -117,15 +159,11 @@ pub(crate) unsafe fn pixel_row<
                     base[k] + o0
                 }
             };
-            let o = out.add(q * lanes);
+            let o = out.add(q * ostride);
             let mut l = 0;
             while l < full {
                 let r = chain::<V, M>(|k| L::load(src, corner(k) + l), &ws);
-                if NT {
-                    r.stream(o.add(l));
-                } else {
-                    r.store(o.add(l));
-                }
+                sink.put::<NT>(r, o, l);
                 l += V::LANES;
             }
             if full < lanes {
@@ -137,7 +175,8 @@ pub(crate) unsafe fn pixel_row<
                 if PX2 {
                     ww[M - 1] = [w0, w1];
                 }
-                L::tail::<M>(src, &offs, &ww, o.add(full), lanes - full);
+                let n = lanes - full;
+                sink.tail(|t| L::tail::<M>(src, &offs, &ww, t, n), n, o, full);
             }
         }
     }
@@ -146,8 +185,9 @@ pub(crate) unsafe fn pixel_row<
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     //! AVX-512 (`__m512`) and AVX2 (`__m256`) vectors and loaders.
+    use super::super::super::dtype::IntStore;
     use super::super::{Bf16s, F32s, S8s, U8s};
-    use super::{FVec, Widen};
+    use super::{FVec, Sink, Widen};
     use std::arch::x86_64::*;
 
     impl FVec for __m512 {
@@ -215,6 +255,125 @@ pub(crate) mod x86 {
                     _mm256_stream_ps(p, self)
                 } else {
                     _mm256_storeu_ps(p, self)
+                }
+            }
+        }
+    }
+
+    /// `IntStore::apply` on 16 lanes, narrowed to bytes (the low byte of each exact
+    /// integer): NaN to `q.nan`, clamp, round half to even. `BOUNDED` results (lerps of
+    /// s8/u8 sources: finite, within a rounding of the type's range) skip the NaN and
+    /// clamp steps and saturate while narrowing instead — three vector operations where
+    /// the general rule takes six (Zen 4 runs 512-bit operations at half rate, and nCx16c
+    /// u8 linear was bound by them). Callers run under AVX-512F.
+    #[inline(always)]
+    pub(crate) unsafe fn int8_avx512<const BOUNDED: bool>(r: __m512, q: IntStore) -> __m128i {
+        // SAFETY: AVX-512F, the caller's target feature.
+        unsafe {
+            const RNE: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+            if BOUNDED {
+                let i = _mm512_cvt_roundps_epi32::<RNE>(r);
+                return if q.lo < 0.0 {
+                    _mm512_cvtsepi32_epi8(i)
+                } else {
+                    _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()))
+                };
+            }
+            let v = _mm512_mask_blend_ps(
+                _mm512_cmp_ps_mask::<_CMP_ORD_Q>(r, r),
+                _mm512_set1_ps(q.nan),
+                r,
+            );
+            let v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(q.lo)), _mm512_set1_ps(q.hi));
+            _mm512_cvtepi32_epi8(_mm512_cvt_roundps_epi32::<RNE>(v))
+        }
+    }
+
+    /// `IntStore::apply` on 8 lanes (NaN to `q.nan`, clamp, round half to even). Callers run under AVX2.
+    #[inline(always)]
+    pub(crate) unsafe fn int_avx2(r: __m256, q: IntStore) -> __m256i {
+        // SAFETY: AVX2, the caller's target feature.
+        unsafe {
+            let v = _mm256_blendv_ps(_mm256_set1_ps(q.nan), r, _mm256_cmp_ps::<_CMP_ORD_Q>(r, r));
+            let v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(q.lo)), _mm256_set1_ps(q.hi));
+            _mm256_cvttps_epi32(_mm256_round_ps::<
+                { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
+            >(v))
+        }
+    }
+
+    /// [`int8_avx512`] on 8 lanes, the bytes in the low half.
+    #[inline(always)]
+    pub(crate) unsafe fn int8_avx2<const BOUNDED: bool>(r: __m256, q: IntStore) -> __m128i {
+        // SAFETY: AVX2, the caller's target feature.
+        unsafe {
+            let b = if BOUNDED {
+                // Saturating packs narrow the bounded integers as the clamp would.
+                let i = _mm256_cvttps_epi32(_mm256_round_ps::<
+                    { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
+                >(r));
+                let h = _mm256_packs_epi32(i, i);
+                if q.lo < 0.0 {
+                    _mm256_packs_epi16(h, h)
+                } else {
+                    _mm256_packus_epi16(h, h)
+                }
+            } else {
+                // The low byte of each 32-bit lane, per 128-bit half.
+                let pick = _mm256_setr_epi8(
+                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, //
+                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                );
+                _mm256_shuffle_epi8(int_avx2(r, q), pick)
+            };
+            // Each half holds its four bytes in its low 32 bits: join them.
+            _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256::<1>(b))
+        }
+    }
+
+    /// s8/u8 results narrowed in registers by [`IntStore`]'s rules: each lane's byte is the
+    /// low byte of its exact integer (`BOUNDED`: see [`int8_avx512`]). Stores are plain
+    /// (callers do not stream s8/u8 rows).
+    #[derive(Clone, Copy)]
+    pub(crate) struct Int8Out<const BOUNDED: bool>(pub IntStore);
+
+    impl<const B: bool> Sink<__m512> for Int8Out<B> {
+        #[inline(always)]
+        unsafe fn put<const NT: bool>(self, r: __m512, o: *mut u8, l: usize) {
+            // SAFETY: the caller's 16 writable bytes at `o + l`, under AVX-512F.
+            unsafe { _mm_storeu_si128(o.add(l) as *mut __m128i, int8_avx512::<B>(r, self.0)) }
+        }
+
+        #[inline(always)]
+        unsafe fn tail(self, f: impl FnOnce(*mut f32), n: usize, o: *mut u8, l: usize) {
+            // SAFETY: the caller's `n < 16` writable bytes at `o + l`; `f` fills the `n`
+            // lanes that are then read.
+            unsafe {
+                let mut t = [0f32; 16];
+                f(t.as_mut_ptr());
+                let mut b = [0u8; 16];
+                let v = int8_avx512::<B>(_mm512_loadu_ps(t.as_ptr()), self.0);
+                _mm_storeu_si128(b.as_mut_ptr() as *mut __m128i, v);
+                std::ptr::copy_nonoverlapping(b.as_ptr(), o.add(l), n);
+            }
+        }
+    }
+
+    impl<const B: bool> Sink<__m256> for Int8Out<B> {
+        #[inline(always)]
+        unsafe fn put<const NT: bool>(self, r: __m256, o: *mut u8, l: usize) {
+            // SAFETY: the caller's 8 writable bytes at `o + l`, under AVX2.
+            unsafe { _mm_storel_epi64(o.add(l) as *mut __m128i, int8_avx2::<B>(r, self.0)) }
+        }
+
+        #[inline(always)]
+        unsafe fn tail(self, f: impl FnOnce(*mut f32), n: usize, o: *mut u8, l: usize) {
+            // SAFETY: the caller's `n < 8` writable bytes at `o + l`.
+            unsafe {
+                let mut t = [0f32; 8];
+                f(t.as_mut_ptr());
+                for (k, &v) in t[..n].iter().enumerate() {
+                    *o.add(l + k) = self.0.apply(v) as u8;
                 }
             }
         }
