@@ -1573,7 +1573,7 @@ fn bf16_nearest_specials_match_reference() {
     let mut kinds = std::collections::HashMap::new();
     for case in 0..400 {
         let rank = rng.range(3, 5);
-        let c = rng.pick(&[1, 3, 4, 8, 16, 17, 40, 64]);
+        let c = rng.pick(&[1, 3, 4, 8, 16, 17, 32, 40, 48, 64]);
         let (mut sd, mut dd) = (vec![rng.range(1, 3), c], vec![0, c]);
         dd[0] = sd[0];
         let side = [0, 0, 0, 40, 24, 10][rank];
