@@ -1008,7 +1008,7 @@ pub(crate) unsafe fn copy_pixels(
     unsafe {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2(
+        unsafe fn avx2<const FIX: bool, const B: usize>(
             src: *const u8,
             taps: &[(usize, usize, f32, f32)],
             ssz: usize,
@@ -1016,7 +1016,6 @@ pub(crate) unsafe fn copy_pixels(
             dst: *mut u8,
             dstride: usize,
             nt: bool,
-            fix: bool,
         ) {
             // SAFETY: AVX2 was detected by the caller; 32-byte steps end at or before `bytes` and
             // the overlapping last one starts at `bytes - 32 >= 0`, all within each pixel's
@@ -1025,11 +1024,12 @@ pub(crate) unsafe fn copy_pixels(
                 use std::arch::x86_64::*;
                 // 32-byte steps; the tail is one last overlapping step (same bytes again, and
                 // the bf16 fixup gives the same bits again).
+                let bytes = if B == 0 { bytes } else { B };
                 let full = bytes / 32;
                 let last = bytes - 32;
                 let ld = |p: *const u8| {
                     let v = _mm256_loadu_si256(p as *const __m256i);
-                    if fix {
+                    if FIX {
                         bf16_fix_avx2(v)
                     } else {
                         v
@@ -1062,7 +1062,16 @@ pub(crate) unsafe fn copy_pixels(
             }
             #[cfg(target_arch = "x86_64")]
             if isa() != Isa::Base && bytes >= 32 {
-                avx2(src, taps, ssz, bytes, dst, dstride, nt, fix);
+                // The common sizes and the fixup as constants (as `avx512_pixels`).
+                let f = match (fix, bytes) {
+                    (false, 32) => avx2::<false, 32>,
+                    (true, 32) => avx2::<true, 32>,
+                    (false, 64) => avx2::<false, 64>,
+                    (true, 64) => avx2::<true, 64>,
+                    (false, _) => avx2::<false, 0>,
+                    (true, _) => avx2::<true, 0>,
+                };
+                f(src, taps, ssz, bytes, dst, dstride, nt);
                 break 'copy true;
             }
             #[cfg(target_arch = "aarch64")]
