@@ -1590,6 +1590,149 @@ unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
     }
 }
 
+/// [`gather_body`] for 4-byte elements on AVX-512: a block of 16 (else 8) outputs whose
+/// indices lie within 32 elements of its first (nearest rows upsampling, or downsampling by
+/// up to about 2, else 4) is two masked loads and one two-source permutation; other blocks
+/// go element by element. The element-wise loop ran at about an element a cycle (nchw f32
+/// 1x3 221x191->224x64 nearest 19.6 us, oneDNN 17.1).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
+    // SAFETY: AVX-512F was detected by the caller; loads of `src` are masked to lanes at or
+    // below the block's last index (verified above every local index), which the caller
+    // guarantees readable, as are `src[idx[o]]`; stores cover outputs `o..o + 16` (`o + 8`)
+    // with `o + 16 <= n` (`o + 8 <= n`), which `dst` has room for.
+    unsafe {
+        use std::arch::x86_64::*;
+        let n = idx.len();
+        let ip = idx.as_ptr() as *const i32;
+        let mut o = 0;
+        // One block of `k` outputs; `false` when its indices do not fit a 32-element window.
+        let block = |o: usize, k: usize| {
+            let lo = idx[o];
+            let span = idx[o + k - 1].wrapping_sub(lo);
+            if span >= 32 {
+                return false;
+            }
+            let lanes: __mmask16 = if k == 16 { 0xFFFF } else { 0xFF };
+            let local = _mm512_sub_epi32(
+                _mm512_maskz_loadu_epi32(lanes, ip.add(o)),
+                _mm512_set1_epi32(lo as i32),
+            );
+            // Unsigned: an index below `lo` wraps and fails too.
+            let inside = _mm512_cmple_epu32_mask(local, _mm512_set1_epi32(span as i32));
+            if inside & lanes != lanes {
+                return false;
+            }
+            let m = (1u64 << (span + 1)) - 1;
+            let s = src.add(lo as usize) as *const i32;
+            let a = _mm512_maskz_loadu_epi32(m as u16, s);
+            let b = _mm512_maskz_loadu_epi32((m >> 16) as u16, s.add(16));
+            let v = _mm512_permutex2var_epi32(a, local, b);
+            if k == 16 {
+                _mm512_storeu_si512(dst.add(o) as *mut _, v);
+            } else {
+                _mm256_storeu_si256(dst.add(o) as *mut __m256i, _mm512_castsi512_si256(v));
+            }
+            true
+        };
+        while o + 8 <= n {
+            if o + 16 <= n && block(o, 16) {
+                o += 16;
+            } else if block(o, 8) {
+                o += 8;
+            } else {
+                gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + 8]);
+                o += 8;
+            }
+        }
+        gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+    }
+}
+
+/// [`gather32_avx512`] on AVX2: a block of 8 outputs whose indices lie within 16 elements of
+/// its first is two masked loads, two permutations and a blend.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather32_avx2(src: *const u32, dst: *mut u32, idx: &[u32]) {
+    // SAFETY: AVX2 was detected by the caller; loads are masked to lanes at or below the
+    // block's last index (verified above every local index), which the caller guarantees
+    // readable, as are `src[idx[o]]`; the store covers outputs `o..o + 8` with `o + 8 <= n`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let n = idx.len();
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let mut o = 0;
+        while o + 8 <= n {
+            let lo = idx[o];
+            let span = idx[o + 7].wrapping_sub(lo);
+            let local = _mm256_sub_epi32(
+                _mm256_loadu_si256(idx.as_ptr().add(o) as *const __m256i),
+                _mm256_set1_epi32(lo as i32),
+            );
+            let top = _mm256_set1_epi32(span as i32);
+            // Unsigned `local <= span`: an index below `lo` wraps and fails too.
+            let inside = _mm256_cmpeq_epi32(_mm256_max_epu32(local, top), top);
+            if span < 16 && _mm256_movemask_ps(_mm256_castsi256_ps(inside)) == 0xFF {
+                let s = src.add(lo as usize) as *const i32;
+                let end = _mm256_set1_epi32(span as i32 + 1);
+                let a = _mm256_maskload_epi32(s, _mm256_cmpgt_epi32(end, lane));
+                let hi = _mm256_sub_epi32(end, _mm256_set1_epi32(8));
+                let b = _mm256_maskload_epi32(s.add(8), _mm256_cmpgt_epi32(hi, lane));
+                let v = _mm256_blendv_epi8(
+                    _mm256_permutevar8x32_epi32(a, local),
+                    _mm256_permutevar8x32_epi32(b, local),
+                    _mm256_cmpgt_epi32(local, _mm256_set1_epi32(7)),
+                );
+                _mm256_storeu_si256(dst.add(o) as *mut __m256i, v);
+            } else {
+                gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + 8]);
+            }
+            o += 8;
+        }
+        gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+    }
+}
+
+/// [`gather_body`] for 2-byte elements on AVX-512BW: a block of 16 outputs whose indices
+/// lie within 32 elements of its first is one masked load and one permutation (as
+/// [`gather32_avx512`]); other blocks element by element.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn gather16_avx512(src: *const u16, dst: *mut u16, idx: &[u32]) {
+    // SAFETY: AVX-512F/BW were detected by the caller; the load is masked to lanes at or below
+    // the block's last index (verified above every local index), which the caller guarantees
+    // readable, as are `src[idx[o]]`; the store covers outputs `o..o + 16` with `o + 16 <= n`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let n = idx.len();
+        let mut o = 0;
+        while o + 16 <= n {
+            let lo = idx[o];
+            let span = idx[o + 15].wrapping_sub(lo);
+            let local = _mm512_sub_epi32(
+                _mm512_loadu_si512(idx.as_ptr().add(o) as *const _),
+                _mm512_set1_epi32(lo as i32),
+            );
+            // Unsigned: an index below `lo` wraps and fails too.
+            let inside = _mm512_cmple_epu32_mask(local, _mm512_set1_epi32(span as i32));
+            if span < 32 && inside == 0xFFFF {
+                let m: __mmask32 = ((1u64 << (span + 1)) - 1) as u32;
+                let a = _mm512_maskz_loadu_epi16(m, src.add(lo as usize) as *const i16);
+                let v = _mm512_permutexvar_epi16(
+                    _mm512_castsi256_si512(_mm512_cvtepi32_epi16(local)),
+                    a,
+                );
+                _mm256_storeu_si256(dst.add(o) as *mut __m256i, _mm512_castsi512_si256(v));
+            } else {
+                gather_body::<u16>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + 16]);
+            }
+            o += 16;
+        }
+        gather_body::<u16>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+    }
+}
+
 /// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
     // SAFETY: elements have `size` bytes as the caller states; `pick` passes the caller's contract
@@ -1617,6 +1760,18 @@ pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: 
                     Isa::Base | Isa::Neon => gather_body::<T>(src, dst, idx),
                 }
             }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if size == 4 && isa() == Isa::Avx512 {
+            return gather32_avx512(src as *const u32, dst as *mut u32, idx);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if size == 4 && isa() == Isa::Avx2 {
+            return gather32_avx2(src as *const u32, dst as *mut u32, idx);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if size == 2 && isa() == Isa::Avx512 && avx512bw() {
+            return gather16_avx512(src as *const u16, dst as *mut u16, idx);
         }
         match size {
             4 => pick::<u32>(src, dst, idx),
@@ -2005,6 +2160,51 @@ mod tests {
                 Numerics::Onednn,
             );
             assert_eq!(bf16_roundtrip_bits(b), via_f32, "{b:#06x}");
+        }
+    }
+
+    #[test]
+    fn windowed_gathers_match_element_copies() {
+        // Index lists as nearest rows and plane tables make them: steady steps (repeats,
+        // up to 4 apart) around the 16- and 8-output windows' limits, row wraps back, long
+        // jumps; lengths with every tail; 1-, 2-, 4- and 8-byte elements on every ISA.
+        let mut x = 0x2545_F491u32;
+        let mut next = |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x % m
+        };
+        for case in 0..3000 {
+            let len = next(90) as usize + 1;
+            let mut idx = Vec::with_capacity(len);
+            let mut i = next(40);
+            let step = [0, 1, 2, 3, 4, 31, 33][next(7) as usize];
+            for _ in 0..len {
+                idx.push(i);
+                i = match next(40) {
+                    0 => i.saturating_sub(next(64)),
+                    1 => i + next(200),
+                    _ => i + next(step + 1).max(step / 2),
+                };
+            }
+            let n_src = *idx.iter().max().unwrap() as usize + 1;
+            for size in [1usize, 2, 4, 8] {
+                let src: Vec<u8> = (0..n_src * size).map(|_| next(256) as u8).collect();
+                let mut want = vec![0u8; len * size];
+                for (o, &i) in idx.iter().enumerate() {
+                    let i = i as usize * size;
+                    want[o * size..(o + 1) * size].copy_from_slice(&src[i..i + size]);
+                }
+                for isa in available_isas() {
+                    let mut got = vec![0u8; len * size];
+                    // SAFETY: `src` holds every indexed element, `got` one per index.
+                    with_isa(isa, || unsafe {
+                        gather_raw(size, src.as_ptr(), got.as_mut_ptr(), &idx)
+                    });
+                    assert_eq!(got, want, "case {case} {isa:?} size {size} {idx:?}");
+                }
+            }
         }
     }
 
