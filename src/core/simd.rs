@@ -1590,6 +1590,35 @@ unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
     }
 }
 
+/// [`gather_body`] in blocks of `k` outputs: `block(o)` writes outputs from `o` with vectors
+/// and says how many (0: none, and those `k` go element by element); the last outputs short
+/// of a block go element by element too.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn gather_blocks<T: Copy>(
+    src: *const T,
+    dst: *mut T,
+    idx: &[u32],
+    k: usize,
+    mut block: impl FnMut(usize) -> usize,
+) {
+    // SAFETY: `gather_body`'s contract is the caller's; `block` writes only the outputs it
+    // reports, and every element-wise range lies inside `idx`.
+    unsafe {
+        let mut o = 0;
+        while o + k <= idx.len() {
+            match block(o) {
+                0 => {
+                    gather_body::<T>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + k]);
+                    o += k;
+                }
+                done => o += done,
+            }
+        }
+        gather_body::<T>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+    }
+}
+
 /// [`gather_body`] for 4-byte elements on AVX-512: a block of 16 (else 8) outputs whose
 /// indices lie within 32 elements of its first (nearest rows upsampling, or downsampling by
 /// up to about 2, else 4) is two masked loads and one two-source permutation; other blocks
@@ -1606,7 +1635,6 @@ unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
         use std::arch::x86_64::*;
         let n = idx.len();
         let ip = idx.as_ptr() as *const i32;
-        let mut o = 0;
         // One block of `k` outputs; `false` when its indices do not fit a 32-element window.
         let block = |o: usize, k: usize| {
             let lo = idx[o];
@@ -1636,17 +1664,15 @@ unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
             }
             true
         };
-        while o + 8 <= n {
+        gather_blocks(src, dst, idx, 8, |o| {
             if o + 16 <= n && block(o, 16) {
-                o += 16;
+                16
             } else if block(o, 8) {
-                o += 8;
+                8
             } else {
-                gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + 8]);
-                o += 8;
+                0
             }
-        }
-        gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+        });
     }
 }
 
@@ -1660,10 +1686,8 @@ unsafe fn gather32_avx2(src: *const u32, dst: *mut u32, idx: &[u32]) {
     // readable, as are `src[idx[o]]`; the store covers outputs `o..o + 8` with `o + 8 <= n`.
     unsafe {
         use std::arch::x86_64::*;
-        let n = idx.len();
         let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let mut o = 0;
-        while o + 8 <= n {
+        gather_blocks(src, dst, idx, 8, |o| {
             let lo = idx[o];
             let span = idx[o + 7].wrapping_sub(lo);
             let local = _mm256_sub_epi32(
@@ -1685,12 +1709,11 @@ unsafe fn gather32_avx2(src: *const u32, dst: *mut u32, idx: &[u32]) {
                     _mm256_cmpgt_epi32(local, _mm256_set1_epi32(7)),
                 );
                 _mm256_storeu_si256(dst.add(o) as *mut __m256i, v);
+                8
             } else {
-                gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + 8]);
+                0
             }
-            o += 8;
-        }
-        gather_body::<u32>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+        });
     }
 }
 
@@ -1705,9 +1728,7 @@ unsafe fn gather16_avx512(src: *const u16, dst: *mut u16, idx: &[u32]) {
     // readable, as are `src[idx[o]]`; the store covers outputs `o..o + 16` with `o + 16 <= n`.
     unsafe {
         use std::arch::x86_64::*;
-        let n = idx.len();
-        let mut o = 0;
-        while o + 16 <= n {
+        gather_blocks(src, dst, idx, 16, |o| {
             let lo = idx[o];
             let span = idx[o + 15].wrapping_sub(lo);
             let local = _mm512_sub_epi32(
@@ -1724,12 +1745,11 @@ unsafe fn gather16_avx512(src: *const u16, dst: *mut u16, idx: &[u32]) {
                     a,
                 );
                 _mm256_storeu_si256(dst.add(o) as *mut __m256i, _mm512_castsi512_si256(v));
+                16
             } else {
-                gather_body::<u16>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + 16]);
+                0
             }
-            o += 16;
-        }
-        gather_body::<u16>(src as *const u8, dst.add(o) as *mut u8, &idx[o..]);
+        });
     }
 }
 
