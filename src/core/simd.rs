@@ -472,6 +472,14 @@ pixel_row_for!(
     std::arch::x86_64::__m512
 );
 pixel_row_for!(
+    pixel_row_avx512bf16,
+    target_arch = "x86_64",
+    [target_feature(
+        enable = "avx512f,avx512bw,avx512vl,avx512bf16"
+    )],
+    std::arch::x86_64::__m512
+);
+pixel_row_for!(
     pixel_row_avx2,
     target_arch = "x86_64",
     [target_feature(enable = "avx2")],
@@ -570,29 +578,57 @@ pub(crate) unsafe fn lanes_row_narrow(
     // SAFETY: as `lanes_row`; each pixel's `lanes` bytes at `out + q * ostride` are the
     // caller's.
     unsafe {
-        let Some(q) = super::dtype::IntStore::new(ddt, numerics) else {
-            return false;
-        };
-        if !matches!(ddt, DataType::U8 | DataType::S8) {
-            return false;
-        }
-        // Lerps of s8/u8 sources are bounded (see `int8_avx512`).
         macro_rules! row {
-            ($f:ident, $l:ty, $b:expr) => {{
-                let sink = vectors::x86::Int8Out::<$b>(q);
-                by_shape!(@plain $f::<$l, vectors::x86::Int8Out<$b>>, m, px2, (src, base, w, px, lanes, out, ostride, sink));
+            ($f:ident, $l:ty, $sink:expr) => {{
+                let sink = $sink;
+                by_shape!(@plain $f::<$l, _>, m, px2, (src, base, w, px, lanes, out, ostride, sink));
                 true
             }};
         }
-        match (isa(), dt) {
-            (Isa::Avx512, DataType::F32) => row!(pixel_row_avx512, F32s, false),
-            (Isa::Avx512, DataType::Bf16) if lanes >= 16 => row!(pixel_row_avx512, Bf16s, false),
-            (Isa::Avx512, DataType::U8) if lanes >= 16 => row!(pixel_row_avx512, U8s, true),
-            (Isa::Avx512, DataType::S8) if lanes >= 16 => row!(pixel_row_avx512, S8s, true),
-            (Isa::Avx2, DataType::F32) if lanes >= 8 => row!(pixel_row_avx2, F32s, false),
-            (Isa::Avx2, DataType::Bf16) if lanes >= 8 => row!(pixel_row_avx2, Bf16s, false),
-            (Isa::Avx2, DataType::U8) if lanes >= 8 => row!(pixel_row_avx2, U8s, true),
-            (Isa::Avx2, DataType::S8) if lanes >= 8 => row!(pixel_row_avx2, S8s, true),
+        // The whole-vector rows per ISA and source type (`$s`: the sink).
+        macro_rules! rows {
+            (@512 $s:expr, $s512:ident) => {
+                match (isa(), dt) {
+                    (Isa::Avx512, DataType::F32) => row!($s512, F32s, $s),
+                    (Isa::Avx512, DataType::Bf16) if lanes >= 16 => row!($s512, Bf16s, $s),
+                    (Isa::Avx512, DataType::U8) if lanes >= 16 => row!($s512, U8s, $s),
+                    (Isa::Avx512, DataType::S8) if lanes >= 16 => row!($s512, S8s, $s),
+                    _ => false,
+                }
+            };
+            ($s:expr, $s512:ident) => {
+                match (isa(), dt) {
+                    (Isa::Avx512, _) => rows!(@512 $s, $s512),
+                    (Isa::Avx2, DataType::F32) if lanes >= 8 => row!(pixel_row_avx2, F32s, $s),
+                    (Isa::Avx2, DataType::Bf16) if lanes >= 8 => row!(pixel_row_avx2, Bf16s, $s),
+                    (Isa::Avx2, DataType::U8) if lanes >= 8 => row!(pixel_row_avx2, U8s, $s),
+                    (Isa::Avx2, DataType::S8) if lanes >= 8 => row!(pixel_row_avx2, S8s, $s),
+                    _ => false,
+                }
+            };
+        }
+        use vectors::x86::{Bf16NeOut, Bf16Out, Int8Out};
+        match ddt {
+            DataType::Bf16 if numerics == Numerics::Ieee => {
+                rows!(Bf16Out::<false>, pixel_row_avx512)
+            }
+            DataType::Bf16
+                if isa() == Isa::Avx512 && avx512bf16() && is_x86_feature_detected!("avx512vl") =>
+            {
+                rows!(@512 Bf16NeOut, pixel_row_avx512bf16)
+            }
+            DataType::Bf16 => rows!(Bf16Out::<true>, pixel_row_avx512),
+            DataType::U8 | DataType::S8 => {
+                let Some(q) = super::dtype::IntStore::new(ddt, numerics) else {
+                    return false;
+                };
+                // Lerps of s8/u8 sources are bounded (see `int8_avx512`).
+                if matches!(dt, DataType::U8 | DataType::S8) {
+                    rows!(Int8Out::<true>(q), pixel_row_avx512)
+                } else {
+                    rows!(Int8Out::<false>(q), pixel_row_avx512)
+                }
+            }
             _ => false,
         }
     }
@@ -1849,6 +1885,73 @@ unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
     }
 }
 
+/// [`bf16_bits`] of 16 lanes with integer ops and masks, each in the low 16 bits of its
+/// 32-bit lane. Callers run under AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn bf16_round_avx512(
+    v: std::arch::x86_64::__m512,
+    onednn: bool,
+) -> std::arch::x86_64::__m512i {
+    // SAFETY: AVX-512F, the caller's target feature.
+    unsafe {
+        use std::arch::x86_64::*;
+        let b = _mm512_castps_si512(v);
+        let hi = _mm512_srli_epi32::<16>(b);
+        let inc = _mm512_add_epi32(
+            _mm512_set1_epi32(0x7FFF),
+            _mm512_and_si512(hi, _mm512_set1_epi32(1)),
+        );
+        let rounded = _mm512_srli_epi32::<16>(_mm512_add_epi32(b, inc));
+        let exp = _mm512_set1_epi32(0x7F80_0000);
+        let nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7FFF_FFFF)), exp);
+        let sign = _mm512_and_si512(hi, _mm512_set1_epi32(0x8000));
+        let quiet = _mm512_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
+        let nan_bits = _mm512_or_si512(if onednn { hi } else { sign }, quiet);
+        let r = _mm512_mask_mov_epi32(rounded, nan, nan_bits);
+        if onednn {
+            let sub = _mm512_cmpeq_epi32_mask(_mm512_and_si512(b, exp), _mm512_setzero_si512());
+            _mm512_mask_mov_epi32(r, sub, sign)
+        } else {
+            r
+        }
+    }
+}
+
+/// [`bf16_bits`] of 8 lanes with integer ops and blends, narrowed to 8 u16 (an unsigned
+/// pack: every lane is below 2^16). Callers run under AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn bf16_round_avx2(
+    v: std::arch::x86_64::__m256,
+    onednn: bool,
+) -> std::arch::x86_64::__m128i {
+    // SAFETY: AVX2, the caller's target feature.
+    unsafe {
+        use std::arch::x86_64::*;
+        let b = _mm256_castps_si256(v);
+        let hi = _mm256_srli_epi32::<16>(b);
+        let inc = _mm256_add_epi32(
+            _mm256_set1_epi32(0x7FFF),
+            _mm256_and_si256(hi, _mm256_set1_epi32(1)),
+        );
+        let rounded = _mm256_srli_epi32::<16>(_mm256_add_epi32(b, inc));
+        let exp = _mm256_set1_epi32(0x7F80_0000);
+        let nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x7FFF_FFFF)), exp);
+        let sign = _mm256_and_si256(hi, _mm256_set1_epi32(0x8000));
+        let quiet = _mm256_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
+        let nan_bits = _mm256_or_si256(if onednn { hi } else { sign }, quiet);
+        let mut r = _mm256_blendv_epi8(rounded, nan_bits, nan);
+        if onednn {
+            let sub = _mm256_cmpeq_epi32(_mm256_and_si256(b, exp), _mm256_setzero_si256());
+            r = _mm256_blendv_epi8(r, sign, sub);
+        }
+        // packus works per 128-bit half: lanes 0-3 land in qword 0, lanes 4-7 in qword 2.
+        let packed = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi32(r, r));
+        _mm256_castsi256_si128(packed)
+    }
+}
+
 /// [`bf16_bits`] 32 lanes at a time with integer ops and masks (LLVM does not vectorise
 /// the select chain with the narrowing store well: half the time of a bf16 resampling).
 /// The narrowing is an unsigned pack (every lane is below 2^16) and a qword permute, not
@@ -1860,29 +1963,7 @@ unsafe fn store_bf16_avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
     // caller-guaranteed room for `vals.len()` values at `dst`.
     unsafe {
         use std::arch::x86_64::*;
-        let (one, bias) = (_mm512_set1_epi32(1), _mm512_set1_epi32(0x7FFF));
-        let (abs, exp) = (
-            _mm512_set1_epi32(0x7FFF_FFFF),
-            _mm512_set1_epi32(0x7F80_0000),
-        );
-        let sgn = _mm512_set1_epi32(0x8000);
-        let quiet = _mm512_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
-        let bits = |p: *const f32| {
-            let b = _mm512_castps_si512(_mm512_loadu_ps(p));
-            let hi = _mm512_srli_epi32::<16>(b);
-            let inc = _mm512_add_epi32(bias, _mm512_and_si512(hi, one));
-            let rounded = _mm512_srli_epi32::<16>(_mm512_add_epi32(b, inc));
-            let nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(b, abs), exp);
-            let sign = _mm512_and_si512(hi, sgn);
-            let nan_bits = _mm512_or_si512(if onednn { hi } else { sign }, quiet);
-            let r = _mm512_mask_mov_epi32(rounded, nan, nan_bits);
-            if onednn {
-                let sub = _mm512_cmpeq_epi32_mask(_mm512_and_si512(b, exp), _mm512_setzero_si512());
-                _mm512_mask_mov_epi32(r, sub, sign)
-            } else {
-                r
-            }
-        };
+        let bits = |p: *const f32| bf16_round_avx512(_mm512_loadu_ps(p), onednn);
         // packus interleaves per 128-bit lane: qword 2k holds lanes 4k..4k+3 of the first
         // vector, qword 2k+1 those of the second.
         let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
@@ -1931,32 +2012,9 @@ unsafe fn store_bf16_avx2(vals: &[f32], dst: *mut u16, onednn: bool) {
     unsafe {
         use std::arch::x86_64::*;
         let full = vals.len() / 8;
-        let (one, bias) = (_mm256_set1_epi32(1), _mm256_set1_epi32(0x7FFF));
-        let (abs, exp) = (
-            _mm256_set1_epi32(0x7FFF_FFFF),
-            _mm256_set1_epi32(0x7F80_0000),
-        );
-        let sgn = _mm256_set1_epi32(0x8000);
-        let quiet = _mm256_set1_epi32(if onednn { 0x40 } else { 0x7FC0 });
         for k in 0..full {
-            let b = _mm256_castps_si256(_mm256_loadu_ps(vals.as_ptr().add(8 * k)));
-            let hi = _mm256_srli_epi32::<16>(b);
-            let inc = _mm256_add_epi32(bias, _mm256_and_si256(hi, one));
-            let rounded = _mm256_srli_epi32::<16>(_mm256_add_epi32(b, inc));
-            let nan = _mm256_cmpgt_epi32(_mm256_and_si256(b, abs), exp);
-            let sign = _mm256_and_si256(hi, sgn);
-            let nan_bits = _mm256_or_si256(if onednn { hi } else { sign }, quiet);
-            let mut r = _mm256_blendv_epi8(rounded, nan_bits, nan);
-            if onednn {
-                let sub = _mm256_cmpeq_epi32(_mm256_and_si256(b, exp), _mm256_setzero_si256());
-                r = _mm256_blendv_epi8(r, sign, sub);
-            }
-            // packus works per 128-bit half: lanes 0-3 land in qword 0, lanes 4-7 in qword 2.
-            let packed = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi32(r, r));
-            _mm_storeu_si128(
-                dst.add(8 * k) as *mut __m128i,
-                _mm256_castsi256_si128(packed),
-            );
+            let r = bf16_round_avx2(_mm256_loadu_ps(vals.as_ptr().add(8 * k)), onednn);
+            _mm_storeu_si128(dst.add(8 * k) as *mut __m128i, r);
         }
         store_bf16_body(&vals[8 * full..], dst.add(8 * full), onednn)
     }

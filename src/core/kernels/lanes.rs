@@ -34,6 +34,8 @@ pub(crate) struct FlatRow {
     pub taps: Vec<(usize, usize, f32, f32)>,
     /// Longest stretch.
     pub max_len: usize,
+    /// Most pixels in a group.
+    pub max_pixels: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -96,10 +98,12 @@ pub(crate) fn flat_row(p: &Problem, l: &LaneGeom, pr: &PixelRows) -> Option<Flat
         p0 = p1;
     }
     let max_len = groups.iter().map(|g| g.len).max()?;
+    let max_pixels = groups.iter().map(|g| g.p1 - g.p0).max()?;
     Some(FlatRow {
         groups,
         taps,
         max_len,
+        max_pixels,
     })
 }
 
@@ -140,7 +144,9 @@ pub(crate) unsafe fn flat_run(
         if row.len() < fr.max_len {
             row.resize(fr.max_len);
         }
-        let group = (ROW_BUF / r.valid.max(1)).max(1);
+        // Scratch for as many pixels as a group has (zeroing a full ROW_BUF cost a tiny
+        // call a third of its time).
+        let group = (ROW_BUF / r.valid.max(1)).clamp(1, fr.max_pixels);
         if !direct && out.len() < group * r.valid {
             out.resize(group * r.valid);
         }
