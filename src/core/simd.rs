@@ -554,10 +554,11 @@ pub(crate) unsafe fn lanes_row(
     }
 }
 
-/// [`lanes_row`] straight into an s8/u8 `dst` (dtype `ddt`), pixel `q`'s `lanes` bytes at
-/// `out + q * ostride`, narrowed in registers by [`super::dtype::IntStore`]'s rules where
-/// the ISA has the explicit-vector row for the source type (AVX-512, AVX2); `false` when it
-/// has not (the caller goes through f32). nCx16c u8 1x16 227x317->76x106 linear spent a
+/// [`lanes_row`] straight into an s8/u8 or bf16 `dst` (dtype `ddt`), pixel `q`'s lanes at
+/// `out + q * ostride` bytes, narrowed in registers (s8/u8 by [`super::dtype::IntStore`]'s
+/// rules where the ISA has the explicit-vector row for the source type, AVX-512 and AVX2;
+/// bf16 with oneDNN numerics by AVX512-BF16); `false` when it is not (the caller goes
+/// through f32). nCx16c u8 1x16 227x317->76x106 linear spent a
 /// quarter of its time converting the f32 rows in a second pass.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn lanes_row_narrow(
@@ -607,17 +608,19 @@ pub(crate) unsafe fn lanes_row_narrow(
                 }
             };
         }
-        use vectors::x86::{Bf16NeOut, Bf16Out, Int8Out};
+        use vectors::x86::{Bf16NeOut, Int8Out};
         match ddt {
-            DataType::Bf16 if numerics == Numerics::Ieee => {
-                rows!(Bf16Out::<false>, pixel_row_avx512)
-            }
+            // bf16 narrows in registers only in one instruction: the integer rounding's
+            // constants and steps inside the row cost more than the f32 pass (nhwc bf16 1x128
+            // 10x14->19x5 linear: AVX-512 4.0 us, AVX2 5.5, against 3.0 and 4.6 through f32).
             DataType::Bf16
-                if isa() == Isa::Avx512 && avx512bf16() && is_x86_feature_detected!("avx512vl") =>
+                if numerics != Numerics::Ieee
+                    && isa() == Isa::Avx512
+                    && avx512bf16()
+                    && is_x86_feature_detected!("avx512vl") =>
             {
                 rows!(@512 Bf16NeOut, pixel_row_avx512bf16)
             }
-            DataType::Bf16 => rows!(Bf16Out::<true>, pixel_row_avx512),
             DataType::U8 | DataType::S8 => {
                 let Some(q) = super::dtype::IntStore::new(ddt, numerics) else {
                     return false;
@@ -1889,7 +1892,7 @@ unsafe fn store_bf16(vals: &[f32], dst: *mut u16, onednn: bool) {
 /// 32-bit lane. Callers run under AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) unsafe fn bf16_round_avx512(
+unsafe fn bf16_round_avx512(
     v: std::arch::x86_64::__m512,
     onednn: bool,
 ) -> std::arch::x86_64::__m512i {
@@ -1922,7 +1925,7 @@ pub(crate) unsafe fn bf16_round_avx512(
 /// pack: every lane is below 2^16). Callers run under AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) unsafe fn bf16_round_avx2(
+unsafe fn bf16_round_avx2(
     v: std::arch::x86_64::__m256,
     onednn: bool,
 ) -> std::arch::x86_64::__m128i {

@@ -379,64 +379,6 @@ pub(crate) mod x86 {
         }
     }
 
-    /// bf16 results narrowed in registers by `bf16_bits`' rules with integer ops
-    /// (`ONEDNN`: oneDNN's numerics). Stores are plain (callers do not stream these rows).
-    #[derive(Clone, Copy)]
-    pub(crate) struct Bf16Out<const ONEDNN: bool>;
-
-    impl<const O: bool> Sink<__m512> for Bf16Out<O> {
-        #[inline(always)]
-        unsafe fn put<const NT: bool>(self, r: __m512, o: *mut u8, l: usize) {
-            // SAFETY: the caller's 16 writable u16 at lane `l` of the pixel at `o`, under
-            // AVX-512F.
-            unsafe {
-                let b = _mm512_cvtepi32_epi16(super::super::bf16_round_avx512(r, O));
-                _mm256_storeu_si256((o as *mut u16).add(l) as *mut __m256i, b)
-            }
-        }
-
-        #[inline(always)]
-        unsafe fn tail(self, f: impl FnOnce(*mut f32), n: usize, o: *mut u8, l: usize) {
-            // SAFETY: the caller's `n < 16` writable u16 at lane `l`; `f` fills the `n` lanes
-            // that are then read.
-            unsafe {
-                let mut t = [0f32; 16];
-                f(t.as_mut_ptr());
-                let mut b = [0u16; 16];
-                let v = _mm512_cvtepi32_epi16(super::super::bf16_round_avx512(
-                    _mm512_loadu_ps(t.as_ptr()),
-                    O,
-                ));
-                _mm256_storeu_si256(b.as_mut_ptr() as *mut __m256i, v);
-                std::ptr::copy_nonoverlapping(b.as_ptr(), (o as *mut u16).add(l), n);
-            }
-        }
-    }
-
-    impl<const O: bool> Sink<__m256> for Bf16Out<O> {
-        #[inline(always)]
-        unsafe fn put<const NT: bool>(self, r: __m256, o: *mut u8, l: usize) {
-            // SAFETY: the caller's 8 writable u16 at lane `l` of the pixel at `o`, under AVX2.
-            unsafe {
-                let b = super::super::bf16_round_avx2(r, O);
-                _mm_storeu_si128((o as *mut u16).add(l) as *mut __m128i, b)
-            }
-        }
-
-        #[inline(always)]
-        unsafe fn tail(self, f: impl FnOnce(*mut f32), n: usize, o: *mut u8, l: usize) {
-            // SAFETY: the caller's `n < 8` writable u16 at lane `l`.
-            unsafe {
-                let mut t = [0f32; 8];
-                f(t.as_mut_ptr());
-                let mut b = [0u16; 8];
-                let v = super::super::bf16_round_avx2(_mm256_loadu_ps(t.as_ptr()), O);
-                _mm_storeu_si128(b.as_mut_ptr() as *mut __m128i, v);
-                std::ptr::copy_nonoverlapping(b.as_ptr(), (o as *mut u16).add(l), n);
-            }
-        }
-    }
-
     /// bf16 results with oneDNN's rounding in one instruction (`vcvtneps2bf16`, exactly
     /// `bf16_bits` with oneDNN numerics). Callers run under AVX-512F/BW/VL/BF16.
     #[derive(Clone, Copy)]
