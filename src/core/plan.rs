@@ -27,6 +27,8 @@ pub(crate) enum Strategy {
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
     BwdStream(kernels::bwd_stream::StreamGeom),
     BwdPlanes(kernels::bwd_planes::PlaneGeom),
+    /// Backward over tiny resampled extents, vectorised across an identity axis.
+    BwdTiny(kernels::bwd_tiny::TinyGeom),
     /// No resampled axis (a layout / type conversion) that `Lanes` does not cover: rows
     /// along the finest dst axis with per-axis offset tables.
     Copy(CopyGeom),
@@ -112,6 +114,7 @@ impl Plan {
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",
+            Strategy::BwdTiny(_) => "bwd_tiny",
             Strategy::Copy(_) => "copy",
             Strategy::Generic => "generic",
         }
@@ -283,6 +286,13 @@ impl Plan {
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
                 // planes, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_planes::run(p, t, g, b, s, e) },
+            ),
+            Strategy::BwdTiny(g) => par(
+                g.runs,
+                (GRAIN_ELEMS / g.run_cost()).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // lanes, so every dst element has one writer.
+                &|s, e| unsafe { kernels::bwd_tiny::run(p, t, g, b, s, e) },
             ),
             Strategy::Copy(g) => {
                 let per_run =

@@ -446,7 +446,7 @@ fn large_problems_match_reference() {
 }
 
 /// A channels-last or blocked (8/16 lanes, C padded) layout of `dims` (axis 1 = C).
-fn lanes_layout(dt: DataType, dims: &[usize], block: usize) -> Layout {
+pub(super) fn lanes_layout(dt: DataType, dims: &[usize], block: usize) -> Layout {
     let rank = dims.len();
     let mut order: Vec<usize> = (0..rank).filter(|&a| a != 1).collect();
     order.push(1);

@@ -58,18 +58,34 @@ fn first_difference(a: &[u8], b: &[u8], dt: DataType) -> Option<usize> {
     })
 }
 
-/// A random backward problem of the shape classes above.
-fn random_bwd(rng: &mut Rng) -> Problem {
+/// A random backward problem of the shape classes above; `tiny`: a few elements per image
+/// and many channels (the `bwd_tiny` class), in any layout including blocked ones.
+fn random_bwd(rng: &mut Rng, tiny: bool) -> Problem {
     let spatial = rng.range(1, 3);
     let rank = 2 + spatial;
     let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
     let flavour = rng.below(5);
-    let (mut fin, mut fout) = (vec![rng.range(1, 2), rng.pick(&[1, 2, 3, 16, 19])], vec![]);
+    let c = if tiny {
+        rng.pick(&[8, 12, 16, 17, 24, 32, 48, 100])
+    } else {
+        rng.pick(&[1, 2, 3, 16, 19])
+    };
+    let (mut fin, mut fout) = (vec![rng.range(1, if tiny { 3 } else { 2 }), c], vec![]);
     fout.extend_from_slice(&fin);
     let mut axes = vec![AxisRule::Identity; 2];
+    // Tiny images, sometimes larger ones (element groups, the non-tiny limits).
+    let tiny_cap = if spatial <= 2 && rng.below(3) == 0 {
+        40
+    } else {
+        4
+    };
     for k in 0..spatial {
         // The last axes short (plane walk), earlier ones anything up to 20.
-        let cap = if k + 2 >= spatial { 24 } else { 12 };
+        let cap = match (tiny, k + 2 >= spatial) {
+            (true, _) => tiny_cap,
+            (false, true) => 24,
+            (false, false) => 12,
+        };
         let i = rng.range(1, cap);
         let o = match rng.below(6) {
             0 => i,
@@ -113,8 +129,20 @@ fn random_bwd(rng: &mut Rng) -> Problem {
     let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::F32, DataType::Bf16]);
     let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
     let last = rng.below(3) == 0;
+    let block = if tiny { rng.pick(&[1, 1, 8, 16]) } else { 1 };
+    let shuffled = tiny && rng.below(4) == 0;
     let make = |dt: DataType, dims: &[usize]| {
-        if last {
+        if block > 1 {
+            super::tests::lanes_layout(dt, dims, block)
+        } else if shuffled {
+            // N outermost, the rest in a fixed odd order (channels in the middle).
+            let order: Vec<usize> = std::iter::once(0)
+                .chain((2..rank).rev())
+                .chain([1])
+                .rev()
+                .collect();
+            Layout::dense_permuted(dt, dims, &order)
+        } else if last {
             let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
             Layout::dense_permuted(dt, dims, &order)
         } else {
@@ -142,7 +170,7 @@ fn backward_kernels_match_reference_bitwise_on_every_isa() {
     let isas = simd::available_isas();
     let mut kinds = std::collections::HashMap::new();
     for case in 0..1500 {
-        let p = random_bwd(&mut rng);
+        let p = random_bwd(&mut rng, false);
         let specials = rng.below(2) == 0;
         let s = fill(&mut rng, &p.src, specials);
         let init = fill(&mut rng, &p.dst, false);
@@ -185,6 +213,45 @@ fn backward_kernels_match_reference_bitwise_on_every_isa() {
             "kernel {k} barely exercised: {kinds:?}"
         );
     }
+}
+
+/// Tiny planes with many channels (`bwd_tiny`: lanes across channels, gathered when strided)
+/// in plain, channels-last, blocked and shuffled layouts, every axis rule, f32 / bf16 / f16
+/// diff_src, lane tails: the reference's bits on every ISA.
+#[test]
+fn tiny_planes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x71);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..800 {
+        let p = random_bwd(&mut rng, true);
+        let specials = rng.below(2) == 0;
+        let s = fill(&mut rng, &p.src, specials);
+        let init = fill(&mut rng, &p.dst, false);
+        let mut slow = init.clone();
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if isa == isas[0] {
+                plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            }
+            *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+            let mut fast = init.clone();
+            plan.execute(&s, &mut fast, &[]).unwrap();
+            if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
+                let sz = p.dst.dtype.size();
+                panic!(
+                    "case {case} ({}, {isa:?}): byte {e}: {:02x?} against {:02x?}\n{p:?}",
+                    plan.kernel_name(),
+                    &fast[e..e + sz],
+                    &slow[e..e + sz]
+                );
+            }
+        }
+    }
+    assert!(
+        kinds.get("bwd_tiny").copied().unwrap_or(0) > 600,
+        "bwd_tiny barely exercised: {kinds:?}"
+    );
 }
 
 /// The benchmark's backward shapes (scaled down) at 1, 2 and 3 threads: same bytes.

@@ -11,6 +11,7 @@
 
 pub(crate) mod bwd_planes;
 pub(crate) mod bwd_stream;
+pub(crate) mod bwd_tiny;
 
 use super::aligned::AlignedBuf;
 use super::dtype::{load_f32, store_f32, DataType};
@@ -265,6 +266,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     });
     if corners.is_none() {
         return Strategy::Generic;
+    }
+    if let Some(g) = bwd_tiny::plan(p, t) {
+        return Strategy::BwdTiny(g);
     }
     let small = is_small(p, t);
     let blocked_axes: Vec<usize> = (0..rank)

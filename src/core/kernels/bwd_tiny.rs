@@ -1,0 +1,487 @@
+//! Backward over tiny resampled extents, vectorised across an identity axis.
+//!
+//! With a few diff_src elements per image (the resampled axes' extent) and many images
+//! (channels, batch), per-image kernels spend their time on setup: a 1x1x1 <- 2x2x2 plane
+//! was 64 ns of walking for eight additions. Every image repeats the same sums, so here a
+//! chunk of `V` consecutive values of an identity axis (the lanes; channels) runs them at
+//! once. Per diff_src element of the tiny plane the table lists its terms in the
+//! reference's order (group combinations, then their output positions, last axis fastest),
+//! and each lane computes `acc = 0; acc = acc + ((dd * w_a0) * w_a1) * w_a2` (nearest:
+//! `acc = acc + dd`) — the reference's operations on each lane. diff_dst lanes are loaded
+//! as a vector when they are contiguous (nhwc, nChw16c), gathered when strided (nchw).
+
+use super::super::dtype::{store_f32, DataType};
+use super::super::reference::{odometer, Bufs, Tables};
+use super::super::{Algorithm, Direction, Problem, MAX_RANK};
+use super::Runs;
+
+/// Largest image (diff_src elements over the resampled axes) and term table. The table is
+/// re-read for every chunk of lanes (16 bytes a term against 64 of data, sequentially).
+const MAX_IMAGE: usize = 1 << 16;
+const MAX_TERMS: usize = 1 << 18;
+/// Strided lanes gather each value and store each lane alone: beyond this image the
+/// per-image kernels' contiguous rows win (nchw f32 2x32 32x32 <- 16x16 nearest: 201 us
+/// here, 90 bwd_planes; 12x12 <- 24x24: 49 here, 68 bwd_stream).
+const MAX_IMAGE_STRIDED: usize = 256;
+/// Unblocked contiguous lane axes longer than this are whole pixels for `bwd_stream`'s
+/// lanes, which wins beyond tiny images (nhwc f32 1x256 24x24 <- 48x48 nearest: 56 us here,
+/// 43 there).
+const LONG_LANES: usize = 64;
+/// Elements per run: images split so that both threads have work when there are few
+/// chunks of lanes (one nChw16c image of 16 channels is one chunk).
+const GROUP: usize = 256;
+/// Lane axes shorter than this leave most lanes idle; the per-image kernels run instead.
+const MIN_LANES: usize = 8;
+
+#[derive(Clone, Debug)]
+pub(crate) struct TinyGeom {
+    /// The lane axis (identity) and its length.
+    pub c: usize,
+    pub len: usize,
+    /// Lanes per chunk: 16 (8 on axes shorter than 16), or the block (8 or 16) of a blocked
+    /// lane axis.
+    pub v: usize,
+    pub nchunk: usize,
+    /// Element strides between chunks and between lanes, diff_dst (`src`) and diff_src.
+    pub chunk_src: usize,
+    pub chunk_dst: usize,
+    pub lane_src: usize,
+    pub lane_dst: usize,
+    /// Per diff_src element of the plane: its offset and its terms `t0..t1`.
+    pub elems: Vec<(usize, u32, u32)>,
+    /// Per term: diff_dst offset within the plane and its weights (`m` used).
+    pub toff: Vec<u32>,
+    pub tw: Vec<[f32; 3]>,
+    /// Weights per term: the resampled axes (linear), 0 (nearest).
+    pub m: usize,
+    /// Groups of at most [`GROUP`] elements per image: runs are (group, chunk, other axes).
+    pub groups: usize,
+    pub runs: usize,
+}
+
+impl TinyGeom {
+    /// Terms of one run (for the thread grain).
+    pub fn run_cost(&self) -> usize {
+        (self.toff.len() / self.groups * self.v).max(1)
+    }
+}
+
+/// The geometry, or `None` when the problem is not a tiny-plane backward one.
+pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
+    let (s, d) = (&p.src, &p.dst);
+    let rank = d.rank();
+    let ra = &t.resampled;
+    let nearest = p.alg == Algorithm::Nearest;
+    if p.direction != Direction::Backward
+        || s.dtype != DataType::F32
+        || d.dtype == DataType::F64
+        || !p.post_ops.is_empty()
+        || ra.is_empty()
+        || (!nearest && ra.len() > 3)
+        || ra.iter().any(|&a| s.blocks[a] > 1 || d.blocks[a] > 1)
+    {
+        return None;
+    }
+    let extent = |l: &super::super::layout::Layout| {
+        ra.iter()
+            .try_fold(1usize, |n, &a| n.checked_mul(l.dims[a]))
+            .filter(|&n| n <= MAX_IMAGE)
+    };
+    let (n_src, n_dd) = (extent(d)?, extent(s)?);
+    // The lane axis: an identity axis, the others unblocked; contiguous lanes first, then
+    // the longest.
+    let mut best: Option<(bool, usize, TinyGeom)> = None;
+    for c in 0..rank {
+        if t.fwd[c].is_some() || t.bwd[c].is_some() || d.dims[c] < MIN_LANES {
+            continue;
+        }
+        if (0..rank).any(|a| a != c && (s.blocks[a] > 1 || d.blocks[a] > 1)) {
+            continue;
+        }
+        let len = d.dims[c];
+        let (v, chunk_src, chunk_dst, lane_src, lane_dst) = if s.blocks[c] > 1 || d.blocks[c] > 1 {
+            let b = s.blocks[c];
+            if b != d.blocks[c]
+                || !(b == 8 || b == 16)
+                || s.inner_strides[c] != 1
+                || d.inner_strides[c] != 1
+                || len % b != 0
+                || s.padded[c] != len
+                || d.padded[c] != len
+            {
+                continue;
+            }
+            (b, s.strides[c], d.strides[c], 1, 1)
+        } else {
+            let v = if len >= 16 { 16 } else { 8 };
+            (
+                v,
+                v * s.strides[c],
+                v * d.strides[c],
+                s.strides[c],
+                d.strides[c],
+            )
+        };
+        let contiguous = lane_src == 1;
+        let tiny = n_src <= 64 && n_dd <= 64;
+        if !tiny
+            && (if contiguous {
+                v == 16 && s.blocks[c] == 1 && len > LONG_LANES
+            } else {
+                n_src > MAX_IMAGE_STRIDED || n_dd > 4 * MAX_IMAGE_STRIDED
+            })
+        {
+            continue;
+        }
+        if best
+            .as_ref()
+            .is_some_and(|b| (b.0, b.1) >= (contiguous, len))
+        {
+            continue;
+        }
+        let runs = (0..rank)
+            .filter(|&a| a != c && !ra.contains(&a))
+            .try_fold(len.div_ceil(v), |n, a| n.checked_mul(d.dims[a]))?;
+        let g = TinyGeom {
+            c,
+            len,
+            v,
+            nchunk: len.div_ceil(v),
+            chunk_src,
+            chunk_dst,
+            lane_src,
+            lane_dst,
+            elems: Vec::new(),
+            toff: Vec::new(),
+            tw: Vec::new(),
+            m: if nearest { 0 } else { ra.len() },
+            groups: 1,
+            runs,
+        };
+        best = Some((contiguous, len, g));
+    }
+    let mut g = best?.2;
+    // The term table, element by element in row-major order over the resampled axes.
+    let m = ra.len();
+    let tab = |a: usize| t.bwd[ra[a]].as_ref();
+    let mut idx = [0usize; MAX_RANK];
+    for _ in 0..n_src {
+        let eoff: usize = (0..m).map(|a| idx[a] * d.strides[ra[a]]).sum();
+        let t0 = g.toff.len();
+        let mut gi = [0usize; MAX_RANK];
+        loop {
+            let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
+            for a in 0..m {
+                lists[a] = tab(a)?.group(idx[a], gi[a]);
+            }
+            if lists[..m].iter().all(|l| !l.0.is_empty()) {
+                let mut pos = [0usize; MAX_RANK];
+                loop {
+                    let off: usize = (0..m)
+                        .map(|a| lists[a].0[pos[a]] as usize * s.strides[ra[a]])
+                        .sum();
+                    let mut w = [1f32; 3];
+                    for a in 0..g.m {
+                        w[a] = lists[a].1[pos[a]];
+                    }
+                    if g.toff.len() == MAX_TERMS {
+                        return None;
+                    }
+                    g.toff.push(u32::try_from(off).ok()?);
+                    g.tw.push(w);
+                    if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
+                        break;
+                    }
+                }
+            }
+            if !odometer(&mut gi[..m], |a| tab(a).map_or(1, |x| x.groups)) {
+                break;
+            }
+        }
+        g.elems.push((
+            eoff,
+            u32::try_from(t0).ok()?,
+            u32::try_from(g.toff.len()).ok()?,
+        ));
+        odometer(&mut idx[..m], |a| d.dims[ra[a]]);
+    }
+    g.groups = g.elems.len().div_ceil(GROUP).max(1);
+    g.runs = g.runs.checked_mul(g.groups)?;
+    // Gathers index lanes with 32-bit offsets.
+    let reach = (g.v - 1)
+        .checked_mul(g.lane_src)?
+        .checked_add(g.toff.iter().copied().max().unwrap_or(0) as usize)?;
+    if reach > i32::MAX as usize {
+        return None;
+    }
+    Some(g)
+}
+
+/// Runs `start..end`.
+///
+/// # Safety
+/// Buffers must cover the layouts; run ranges of concurrent calls must be disjoint.
+pub(crate) unsafe fn run(
+    p: &Problem,
+    t: &Tables,
+    g: &TinyGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let mut ov: Vec<(usize, usize, usize, usize)> =
+            t.resampled.iter().map(|&a| (a, 1, 0, 0)).collect();
+        ov.push((g.c, g.nchunk, g.chunk_dst, g.chunk_src));
+        let mut runs = Runs::new(p, t, &ov, start / g.groups);
+        let src = b.src as *const f32;
+        let mut scratch = vec![0f32; GROUP.min(g.elems.len()) * g.v];
+        for r in start..end {
+            let k = r % g.groups;
+            let elems = &g.elems[k * GROUP..((k + 1) * GROUP).min(g.elems.len())];
+            let n = g.v.min(g.len - runs.pos[g.c] * g.v);
+            chunk(
+                p,
+                g,
+                elems,
+                src.add(runs.sbase),
+                b.dst,
+                runs.doff,
+                n,
+                &mut scratch,
+            );
+            if k + 1 == g.groups {
+                runs.advance();
+            }
+        }
+    }
+}
+
+/// Where a chunk's sums go: straight into an f32 diff_src with contiguous lanes, else
+/// into scratch (`v` values per element) for the per-lane stores.
+#[derive(Clone, Copy)]
+struct Out {
+    base: *mut f32,
+    direct: bool,
+}
+
+impl Out {
+    /// Lane 0 of element `e` (at diff_src offset `eoff` from the chunk's).
+    #[inline(always)]
+    unsafe fn at(self, e: usize, eoff: usize, v: usize) -> *mut f32 {
+        // SAFETY: the caller's: the chunk's lanes at `eoff`, or scratch for every element.
+        unsafe { self.base.add(if self.direct { eoff } else { e * v }) }
+    }
+}
+
+/// A chunk of `n <= v` lanes in fixed-size arrays (what LLVM vectorises on baseline x86
+/// and NEON); the reference's operations per lane.
+#[inline(always)]
+unsafe fn chunk_scalar<const M: usize>(
+    g: &TinyGeom,
+    elems: &[(usize, u32, u32)],
+    sp: *const f32,
+    out: Out,
+    n: usize,
+) {
+    // SAFETY: lanes `< n` of every term lie in diff_dst, `out` has `n` lanes per element
+    // (the caller's).
+    unsafe {
+        for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
+            let mut acc = [0f32; 16];
+            for t in t0 as usize..t1 as usize {
+                let p = sp.add(g.toff[t] as usize);
+                let w = g.tw[t];
+                for (l, a) in acc.iter_mut().enumerate().take(n) {
+                    let mut x = *p.add(l * g.lane_src);
+                    for &wa in &w[..M] {
+                        x *= wa;
+                    }
+                    *a += x;
+                }
+            }
+            let (o, step) = (
+                out.at(e, eoff, g.v),
+                if out.direct { g.lane_dst } else { 1 },
+            );
+            for (l, &a) in acc.iter().enumerate().take(n) {
+                *o.add(l * step) = a;
+            }
+        }
+    }
+}
+
+/// [`chunk_scalar`] over a full chunk with explicit vectors: AVX-512 for 16 lanes, AVX2 for
+/// 8 (twice for 16 on AVX2); strided lanes are gathered with 32-bit offsets.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Out, TinyGeom};
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn chunk16_avx512<const M: usize, const GATHER: bool>(
+        g: &TinyGeom,
+        elems: &[(usize, u32, u32)],
+        sp: *const f32,
+        out: Out,
+    ) {
+        // SAFETY: AVX-512F (the caller checked); all 16 lanes of every term lie in diff_dst
+        // and `out` has 16 per element (the caller's).
+        unsafe {
+            let idx = _mm512_mullo_epi32(
+                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                _mm512_set1_epi32(g.lane_src as i32),
+            );
+            for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
+                let mut acc = _mm512_setzero_ps();
+                for t in t0 as usize..t1 as usize {
+                    let p = sp.add(g.toff[t] as usize);
+                    let mut x = if GATHER {
+                        _mm512_i32gather_ps::<4>(idx, p)
+                    } else {
+                        _mm512_loadu_ps(p)
+                    };
+                    for &wa in &g.tw[t][..M] {
+                        x = _mm512_mul_ps(x, _mm512_set1_ps(wa));
+                    }
+                    acc = _mm512_add_ps(acc, x);
+                }
+                _mm512_storeu_ps(out.at(e, eoff, 16), acc);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn chunk8_avx2<const M: usize, const GATHER: bool, const K: usize>(
+        g: &TinyGeom,
+        elems: &[(usize, u32, u32)],
+        sp: *const f32,
+        out: Out,
+    ) {
+        // SAFETY: AVX2 (the caller checked); all `8 * K` lanes of every term lie in diff_dst
+        // and `out` has them per element (the caller's).
+        unsafe {
+            let ls = g.lane_src;
+            let idx = _mm256_mullo_epi32(
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                _mm256_set1_epi32(ls as i32),
+            );
+            for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
+                let mut acc = [_mm256_setzero_ps(); K];
+                for t in t0 as usize..t1 as usize {
+                    let p = sp.add(g.toff[t] as usize);
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        let mut x = if GATHER {
+                            _mm256_i32gather_ps::<4>(p.add(8 * k * ls), idx)
+                        } else {
+                            _mm256_loadu_ps(p.add(8 * k))
+                        };
+                        for &wa in &g.tw[t][..M] {
+                            x = _mm256_mul_ps(x, _mm256_set1_ps(wa));
+                        }
+                        *a = _mm256_add_ps(*a, x);
+                    }
+                }
+                let o = out.at(e, eoff, 8 * K);
+                for (k, a) in acc.iter().enumerate() {
+                    _mm256_storeu_ps(o.add(8 * k), *a);
+                }
+            }
+        }
+    }
+}
+
+/// One chunk of `n` lanes at diff_dst `sp`, its sums into diff_src at element `doff`.
+///
+/// # Safety
+/// Every lane of every term and element lies in the buffers; `scratch` holds `v` values
+/// per element.
+unsafe fn chunk(
+    p: &Problem,
+    g: &TinyGeom,
+    elems: &[(usize, u32, u32)],
+    sp: *const f32,
+    dst: *mut u8,
+    doff: usize,
+    n: usize,
+    scratch: &mut [f32],
+) {
+    // SAFETY: the caller's; the x86 variants run only under an ISA the CPU has.
+    unsafe {
+        let d = &p.dst;
+        let direct = d.dtype == DataType::F32 && g.lane_dst == 1;
+        let out = Out {
+            base: if direct {
+                (dst as *mut f32).add(doff)
+            } else {
+                scratch.as_mut_ptr()
+            },
+            direct,
+        };
+        if !(n == g.v && vectors(g, elems, sp, out)) {
+            match g.m {
+                0 => chunk_scalar::<0>(g, elems, sp, out, n),
+                1 => chunk_scalar::<1>(g, elems, sp, out, n),
+                2 => chunk_scalar::<2>(g, elems, sp, out, n),
+                _ => chunk_scalar::<3>(g, elems, sp, out, n),
+            }
+        }
+        if !direct {
+            let dsz = d.dtype.size();
+            for (e, &(eoff, _, _)) in elems.iter().enumerate() {
+                let vals = &scratch[e * g.v..e * g.v + n];
+                if g.lane_dst == 1 {
+                    let o = dst.add((doff + eoff) * dsz);
+                    super::super::simd::store_contiguous(d.dtype, p.numerics, vals, o);
+                    continue;
+                }
+                for (l, &x) in vals.iter().enumerate() {
+                    let o = dst.add((doff + eoff + l * g.lane_dst) * dsz);
+                    store_f32(o, d.dtype, x, p.numerics);
+                }
+            }
+        }
+    }
+}
+
+/// A full chunk with explicit vectors where the ISA has them; `false` when it has not.
+///
+/// # Safety
+/// As [`chunk`], for all `v` lanes.
+unsafe fn vectors(g: &TinyGeom, elems: &[(usize, u32, u32)], sp: *const f32, out: Out) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's; each variant runs only under an ISA the CPU has.
+    unsafe {
+        use super::super::simd::{isa, Isa};
+        use x86::*;
+        macro_rules! by_m {
+            ($f:ident::<$($c:tt),*>) => {{
+                match g.m {
+                    0 => $f::<0, $($c),*>(g, elems, sp, out),
+                    1 => $f::<1, $($c),*>(g, elems, sp, out),
+                    2 => $f::<2, $($c),*>(g, elems, sp, out),
+                    _ => $f::<3, $($c),*>(g, elems, sp, out),
+                }
+                true
+            }};
+        }
+        match (isa(), g.v, g.lane_src != 1) {
+            (Isa::Avx512, 16, false) => by_m!(chunk16_avx512::<false>),
+            (Isa::Avx512, 16, true) => by_m!(chunk16_avx512::<true>),
+            (Isa::Avx512 | Isa::Avx2, 8, false) => by_m!(chunk8_avx2::<false, 1>),
+            (Isa::Avx512 | Isa::Avx2, 8, true) => by_m!(chunk8_avx2::<true, 1>),
+            (Isa::Avx2, 16, false) => by_m!(chunk8_avx2::<false, 2>),
+            (Isa::Avx2, 16, true) => by_m!(chunk8_avx2::<true, 2>),
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // Baseline and NEON: the fixed-size arrays of `chunk_scalar`.
+        let _ = (g, elems, sp, out);
+        false
+    }
+}
