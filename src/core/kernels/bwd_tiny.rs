@@ -8,9 +8,10 @@
 //! reference's order (group combinations, then their output positions, last axis fastest),
 //! and each lane computes `acc = 0; acc = acc + ((dd * w_a0) * w_a1) * w_a2` (nearest:
 //! `acc = acc + dd`) — the reference's operations on each lane. diff_dst lanes are loaded
-//! as a vector when they are contiguous (nhwc, nChw16c), gathered when strided (nchw).
+//! as a vector when they are contiguous (nhwc, nChw16c; f32 or bf16), gathered when
+//! strided (nchw; f32).
 
-use super::super::dtype::{store_f32, DataType};
+use super::super::dtype::{bf16_to_f32, store_f32, DataType};
 use super::super::reference::{odometer, Bufs, Tables};
 use super::super::{Algorithm, Direction, Problem, MAX_RANK};
 use super::Runs;
@@ -23,10 +24,12 @@ const MAX_TERMS: usize = 1 << 18;
 /// per-image kernels' contiguous rows win (nchw f32 2x32 32x32 <- 16x16 nearest: 201 us
 /// here, 90 bwd_planes; 12x12 <- 24x24: 49 here, 68 bwd_stream).
 const MAX_IMAGE_STRIDED: usize = 256;
-/// Unblocked contiguous lane axes longer than this are whole pixels for `bwd_stream`'s
-/// lanes, which wins beyond tiny images (nhwc f32 1x256 24x24 <- 48x48 nearest: 56 us here,
-/// 43 there).
-const LONG_LANES: usize = 64;
+/// An unblocked lane axis of several chunks reads every diff_dst image once per chunk (a
+/// chunk's lanes are part of each pixel): beyond tiny images only when an image stays in
+/// the L2 cache between chunks (nhwc f32 8x64 56x56 <- 112x112 linear, 3.2 MB images: 9.1
+/// ms here, 2.0 bwd_stream; 2x128 16x16 <- 32x32 linear, 0.5 MB: 66 us, 60 there; 2x32
+/// 32x32 <- 64x64 nearest, 0.5 MB: 20 us, 35 there — at the edge, left out).
+const MAX_REREAD: usize = 256 << 10;
 /// Elements per run: images split so that both threads have work when there are few
 /// chunks of lanes (one nChw16c image of 16 channels is one chunk).
 const GROUP: usize = 256;
@@ -73,7 +76,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
     let ra = &t.resampled;
     let nearest = p.alg == Algorithm::Nearest;
     if p.direction != Direction::Backward
-        || s.dtype != DataType::F32
+        || !matches!(s.dtype, DataType::F32 | DataType::Bf16)
         || d.dtype == DataType::F64
         || !p.post_ops.is_empty()
         || ra.is_empty()
@@ -124,9 +127,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         };
         let contiguous = lane_src == 1;
         let tiny = n_src <= 64 && n_dd <= 64;
+        // bf16: no 16-bit gathers, so strided lanes stay with the per-image kernels; beyond
+        // tiny images only blocked ones gain (nhwc bf16 2x32 32x32 <- 64x64 linear: 85 us
+        // here, 71 bwd_stream; nChw16c: 84 here, 114 there).
+        if s.dtype == DataType::Bf16 && !(contiguous && (tiny || s.blocks[c] > 1)) {
+            continue;
+        }
+        let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
         if !tiny
             && (if contiguous {
-                v == 16 && s.blocks[c] == 1 && len > LONG_LANES
+                s.blocks[c] == 1 && len > v && image_bytes > MAX_REREAD
             } else {
                 n_src > MAX_IMAGE_STRIDED || n_dd > 4 * MAX_IMAGE_STRIDED
             })
@@ -237,7 +247,7 @@ pub(crate) unsafe fn run(
             t.resampled.iter().map(|&a| (a, 1, 0, 0)).collect();
         ov.push((g.c, g.nchunk, g.chunk_dst, g.chunk_src));
         let mut runs = Runs::new(p, t, &ov, start / g.groups);
-        let src = b.src as *const f32;
+        let ssz = p.src.dtype.size();
         let mut scratch = vec![0f32; GROUP.min(g.elems.len()) * g.v];
         for r in start..end {
             let k = r % g.groups;
@@ -247,7 +257,7 @@ pub(crate) unsafe fn run(
                 p,
                 g,
                 elems,
-                src.add(runs.sbase),
+                b.src.add(runs.sbase * ssz),
                 b.dst,
                 runs.doff,
                 n,
@@ -280,10 +290,10 @@ impl Out {
 /// A chunk of `n <= v` lanes in fixed-size arrays (what LLVM vectorises on baseline x86
 /// and NEON); the reference's operations per lane.
 #[inline(always)]
-unsafe fn chunk_scalar<const M: usize>(
+unsafe fn chunk_scalar<const M: usize, const BF16: bool>(
     g: &TinyGeom,
     elems: &[(usize, u32, u32)],
-    sp: *const f32,
+    sp: *const u8,
     out: Out,
     n: usize,
 ) {
@@ -293,10 +303,15 @@ unsafe fn chunk_scalar<const M: usize>(
         for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
             let mut acc = [0f32; 16];
             for t in t0 as usize..t1 as usize {
-                let p = sp.add(g.toff[t] as usize);
+                let i = g.toff[t] as usize;
                 let w = g.tw[t];
                 for (l, a) in acc.iter_mut().enumerate().take(n) {
-                    let mut x = *p.add(l * g.lane_src);
+                    let k = i + l * g.lane_src;
+                    let mut x = if BF16 {
+                        bf16_to_f32(*(sp as *const u16).add(k))
+                    } else {
+                        *(sp as *const f32).add(k)
+                    };
                     for &wa in &w[..M] {
                         x *= wa;
                     }
@@ -322,10 +337,10 @@ mod x86 {
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn chunk16_avx512<const M: usize, const GATHER: bool>(
+    pub(super) unsafe fn chunk16_avx512<const M: usize, const GATHER: bool, const BF16: bool>(
         g: &TinyGeom,
         elems: &[(usize, u32, u32)],
-        sp: *const f32,
+        sp: *const u8,
         out: Out,
     ) {
         // SAFETY: AVX-512F (the caller checked); all 16 lanes of every term lie in diff_dst
@@ -338,11 +353,14 @@ mod x86 {
             for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
                 let mut acc = _mm512_setzero_ps();
                 for t in t0 as usize..t1 as usize {
-                    let p = sp.add(g.toff[t] as usize);
-                    let mut x = if GATHER {
-                        _mm512_i32gather_ps::<4>(idx, p)
+                    let i = g.toff[t] as usize;
+                    let mut x = if BF16 {
+                        let h = _mm256_loadu_si256((sp as *const u16).add(i) as *const __m256i);
+                        _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+                    } else if GATHER {
+                        _mm512_i32gather_ps::<4>(idx, (sp as *const f32).add(i))
                     } else {
-                        _mm512_loadu_ps(p)
+                        _mm512_loadu_ps((sp as *const f32).add(i))
                     };
                     for &wa in &g.tw[t][..M] {
                         x = _mm512_mul_ps(x, _mm512_set1_ps(wa));
@@ -355,10 +373,15 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn chunk8_avx2<const M: usize, const GATHER: bool, const K: usize>(
+    pub(super) unsafe fn chunk8_avx2<
+        const M: usize,
+        const GATHER: bool,
+        const BF16: bool,
+        const K: usize,
+    >(
         g: &TinyGeom,
         elems: &[(usize, u32, u32)],
-        sp: *const f32,
+        sp: *const u8,
         out: Out,
     ) {
         // SAFETY: AVX2 (the caller checked); all `8 * K` lanes of every term lie in diff_dst
@@ -372,12 +395,17 @@ mod x86 {
             for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
                 let mut acc = [_mm256_setzero_ps(); K];
                 for t in t0 as usize..t1 as usize {
-                    let p = sp.add(g.toff[t] as usize);
+                    let i = g.toff[t] as usize;
                     for (k, a) in acc.iter_mut().enumerate() {
-                        let mut x = if GATHER {
-                            _mm256_i32gather_ps::<4>(p.add(8 * k * ls), idx)
+                        let mut x = if BF16 {
+                            let h = _mm_loadu_si128(
+                                (sp as *const u16).add(i + 8 * k) as *const __m128i
+                            );
+                            _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+                        } else if GATHER {
+                            _mm256_i32gather_ps::<4>((sp as *const f32).add(i + 8 * k * ls), idx)
                         } else {
-                            _mm256_loadu_ps(p.add(8 * k))
+                            _mm256_loadu_ps((sp as *const f32).add(i + 8 * k))
                         };
                         for &wa in &g.tw[t][..M] {
                             x = _mm256_mul_ps(x, _mm256_set1_ps(wa));
@@ -403,7 +431,7 @@ unsafe fn chunk(
     p: &Problem,
     g: &TinyGeom,
     elems: &[(usize, u32, u32)],
-    sp: *const f32,
+    sp: *const u8,
     dst: *mut u8,
     doff: usize,
     n: usize,
@@ -421,12 +449,22 @@ unsafe fn chunk(
             },
             direct,
         };
-        if !(n == g.v && vectors(g, elems, sp, out)) {
-            match g.m {
-                0 => chunk_scalar::<0>(g, elems, sp, out, n),
-                1 => chunk_scalar::<1>(g, elems, sp, out, n),
-                2 => chunk_scalar::<2>(g, elems, sp, out, n),
-                _ => chunk_scalar::<3>(g, elems, sp, out, n),
+        let bf16 = p.src.dtype == DataType::Bf16;
+        if !(n == g.v && vectors(g, elems, sp, bf16, out)) {
+            macro_rules! by_m {
+                ($b:literal) => {
+                    match g.m {
+                        0 => chunk_scalar::<0, $b>(g, elems, sp, out, n),
+                        1 => chunk_scalar::<1, $b>(g, elems, sp, out, n),
+                        2 => chunk_scalar::<2, $b>(g, elems, sp, out, n),
+                        _ => chunk_scalar::<3, $b>(g, elems, sp, out, n),
+                    }
+                };
+            }
+            if bf16 {
+                by_m!(true)
+            } else {
+                by_m!(false)
             }
         }
         if !direct {
@@ -451,7 +489,13 @@ unsafe fn chunk(
 ///
 /// # Safety
 /// As [`chunk`], for all `v` lanes.
-unsafe fn vectors(g: &TinyGeom, elems: &[(usize, u32, u32)], sp: *const f32, out: Out) -> bool {
+unsafe fn vectors(
+    g: &TinyGeom,
+    elems: &[(usize, u32, u32)],
+    sp: *const u8,
+    bf16: bool,
+    out: Out,
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the caller's; each variant runs only under an ISA the CPU has.
     unsafe {
@@ -468,20 +512,24 @@ unsafe fn vectors(g: &TinyGeom, elems: &[(usize, u32, u32)], sp: *const f32, out
                 true
             }};
         }
-        match (isa(), g.v, g.lane_src != 1) {
-            (Isa::Avx512, 16, false) => by_m!(chunk16_avx512::<false>),
-            (Isa::Avx512, 16, true) => by_m!(chunk16_avx512::<true>),
-            (Isa::Avx512 | Isa::Avx2, 8, false) => by_m!(chunk8_avx2::<false, 1>),
-            (Isa::Avx512 | Isa::Avx2, 8, true) => by_m!(chunk8_avx2::<true, 1>),
-            (Isa::Avx2, 16, false) => by_m!(chunk8_avx2::<false, 2>),
-            (Isa::Avx2, 16, true) => by_m!(chunk8_avx2::<true, 2>),
+        // bf16 lanes are contiguous (the plan's rule).
+        match (isa(), g.v, g.lane_src != 1, bf16) {
+            (Isa::Avx512, 16, false, false) => by_m!(chunk16_avx512::<false, false>),
+            (Isa::Avx512, 16, true, false) => by_m!(chunk16_avx512::<true, false>),
+            (Isa::Avx512, 16, false, true) => by_m!(chunk16_avx512::<false, true>),
+            (Isa::Avx512 | Isa::Avx2, 8, false, false) => by_m!(chunk8_avx2::<false, false, 1>),
+            (Isa::Avx512 | Isa::Avx2, 8, true, false) => by_m!(chunk8_avx2::<true, false, 1>),
+            (Isa::Avx512 | Isa::Avx2, 8, false, true) => by_m!(chunk8_avx2::<false, true, 1>),
+            (Isa::Avx2, 16, false, false) => by_m!(chunk8_avx2::<false, false, 2>),
+            (Isa::Avx2, 16, true, false) => by_m!(chunk8_avx2::<true, false, 2>),
+            (Isa::Avx2, 16, false, true) => by_m!(chunk8_avx2::<false, true, 2>),
             _ => false,
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         // Baseline and NEON: the fixed-size arrays of `chunk_scalar`.
-        let _ = (g, elems, sp, out);
+        let _ = (g, elems, sp, bf16, out);
         false
     }
 }
