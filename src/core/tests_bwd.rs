@@ -233,8 +233,8 @@ fn tiny_planes_match_reference_on_every_isa() {
             let plan = Plan::with_isa(p.clone(), isa).unwrap();
             if isa == isas[0] {
                 plan.execute_reference(&s, &mut slow, &[]).unwrap();
+                *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
             }
-            *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
             let mut fast = init.clone();
             plan.execute(&s, &mut fast, &[]).unwrap();
             if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
@@ -249,7 +249,7 @@ fn tiny_planes_match_reference_on_every_isa() {
         }
     }
     assert!(
-        kinds.get("bwd_tiny").copied().unwrap_or(0) > 600,
+        kinds.get("bwd_tiny").copied().unwrap_or(0) > 400,
         "bwd_tiny barely exercised: {kinds:?}"
     );
 }
