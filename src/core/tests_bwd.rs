@@ -74,7 +74,7 @@ fn random_bwd(rng: &mut Rng, tiny: bool) -> Problem {
     fout.extend_from_slice(&fin);
     let mut axes = vec![AxisRule::Identity; 2];
     // Tiny images, sometimes larger ones (element groups, the non-tiny limits).
-    let tiny_cap = if spatial <= 2 && rng.below(3) == 0 {
+    let tiny_cap = if tiny && spatial <= 2 && rng.below(3) == 0 {
         40
     } else {
         4

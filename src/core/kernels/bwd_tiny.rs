@@ -173,18 +173,19 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
     let mut g = best?.2;
     // The term table, element by element in row-major order over the resampled axes.
     let m = ra.len();
-    let tab = |a: usize| t.bwd[ra[a]].as_ref();
-    let mut idx = [0usize; MAX_RANK];
+    let groups = |a: usize| t.bwd[ra[a]].as_ref().map_or(1, |x| x.groups);
+    // `pos` walks the image's elements over the resampled axes; `idx` is the same index
+    // over all axes, as the list lookup takes it.
+    let (mut pos, mut idx) = ([0usize; MAX_RANK], [0usize; MAX_RANK]);
     for _ in 0..n_src {
-        let eoff: usize = (0..m).map(|a| idx[a] * d.strides[ra[a]]).sum();
+        for a in 0..m {
+            idx[ra[a]] = pos[a];
+        }
+        let eoff: usize = (0..m).map(|a| pos[a] * d.strides[ra[a]]).sum();
         let t0 = g.toff.len();
         let mut gi = [0usize; MAX_RANK];
         loop {
-            let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
-            for a in 0..m {
-                lists[a] = tab(a)?.group(idx[a], gi[a]);
-            }
-            if lists[..m].iter().all(|l| !l.0.is_empty()) {
+            if let Some(lists) = super::bwd_stream::lists(t, ra, &idx[..rank], &gi[..m]) {
                 let mut pos = [0usize; MAX_RANK];
                 loop {
                     let off: usize = (0..m)
@@ -204,7 +205,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
                     }
                 }
             }
-            if !odometer(&mut gi[..m], |a| tab(a).map_or(1, |x| x.groups)) {
+            if !odometer(&mut gi[..m], groups) {
                 break;
             }
         }
@@ -213,7 +214,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             u32::try_from(t0).ok()?,
             u32::try_from(g.toff.len()).ok()?,
         ));
-        odometer(&mut idx[..m], |a| d.dims[ra[a]]);
+        odometer(&mut pos[..m], |a| d.dims[ra[a]]);
     }
     g.groups = g.elems.len().div_ceil(GROUP).max(1);
     g.runs = g.runs.checked_mul(g.groups)?;
@@ -248,7 +249,13 @@ pub(crate) unsafe fn run(
         ov.push((g.c, g.nchunk, g.chunk_dst, g.chunk_src));
         let mut runs = Runs::new(p, t, &ov, start / g.groups);
         let ssz = p.src.dtype.size();
-        let mut scratch = vec![0f32; GROUP.min(g.elems.len()) * g.v];
+        // f32 sums with contiguous lanes go straight into diff_src; the rest through scratch.
+        let direct = p.dst.dtype == DataType::F32 && g.lane_dst == 1;
+        let mut scratch = if direct {
+            Vec::new()
+        } else {
+            vec![0f32; GROUP.min(g.elems.len()) * g.v]
+        };
         for r in start..end {
             let k = r % g.groups;
             let elems = &g.elems[k * GROUP..((k + 1) * GROUP).min(g.elems.len())];
@@ -261,7 +268,7 @@ pub(crate) unsafe fn run(
                 b.dst,
                 runs.doff,
                 n,
-                &mut scratch,
+                (!direct).then_some(&mut scratch[..]),
             );
             if k + 1 == g.groups {
                 runs.advance();
@@ -318,12 +325,10 @@ unsafe fn chunk_scalar<const M: usize, const BF16: bool>(
                     *a += x;
                 }
             }
-            let (o, step) = (
-                out.at(e, eoff, g.v),
-                if out.direct { g.lane_dst } else { 1 },
-            );
+            // Direct output has contiguous lanes, as scratch has.
+            let o = out.at(e, eoff, g.v);
             for (l, &a) in acc.iter().enumerate().take(n) {
-                *o.add(l * step) = a;
+                *o.add(l) = a;
             }
         }
     }
@@ -422,7 +427,8 @@ mod x86 {
     }
 }
 
-/// One chunk of `n` lanes at diff_dst `sp`, its sums into diff_src at element `doff`.
+/// One chunk of `n` lanes at diff_dst `sp`, its sums into diff_src at element `doff`:
+/// directly (f32, contiguous lanes) or, with `scratch`, through it.
 ///
 /// # Safety
 /// Every lane of every term and element lies in the buffers; `scratch` holds `v` values
@@ -435,19 +441,17 @@ unsafe fn chunk(
     dst: *mut u8,
     doff: usize,
     n: usize,
-    scratch: &mut [f32],
+    mut scratch: Option<&mut [f32]>,
 ) {
     // SAFETY: the caller's; the x86 variants run only under an ISA the CPU has.
     unsafe {
         let d = &p.dst;
-        let direct = d.dtype == DataType::F32 && g.lane_dst == 1;
         let out = Out {
-            base: if direct {
-                (dst as *mut f32).add(doff)
-            } else {
-                scratch.as_mut_ptr()
+            base: match scratch.as_deref_mut() {
+                Some(sc) => sc.as_mut_ptr(),
+                None => (dst as *mut f32).add(doff),
             },
-            direct,
+            direct: scratch.is_none(),
         };
         let bf16 = p.src.dtype == DataType::Bf16;
         if !(n == g.v && vectors(g, elems, sp, bf16, out)) {
@@ -467,7 +471,7 @@ unsafe fn chunk(
                 by_m!(false)
             }
         }
-        if !direct {
+        if let Some(scratch) = scratch {
             let dsz = d.dtype.size();
             for (e, &(eoff, _, _)) in elems.iter().enumerate() {
                 let vals = &scratch[e * g.v..e * g.v + n];
