@@ -209,9 +209,23 @@ pub(crate) struct RowGeom {
 /// Elements per stretch of a raw bf16 nearest row fixed up while in L1.
 const FIX_CHUNK: usize = 4096;
 
-/// Longest row (elements) the raw nearest plane gather takes; largest plane it tabulates.
-const PLANE_ROW: usize = 16;
+/// Rows (elements) shorter than this go through the raw nearest plane gather, which costs a
+/// table read per element but no per-row setup; largest plane it tabulates. Measured (µs,
+/// 1 thread AVX-512, rows before -> plane): nchw bf16 2x48 81x49->27x24 49 -> 16 (oneDNN 29),
+/// f32 4x48 30x30->45x45 126 -> 90, f32 4x16 40x400->20x200 70 -> 60; wider rows break even.
+const PLANE_ROW: usize = 256;
 const PLANE_MAX: usize = 1 << 14;
+
+/// Integer upsampling along W repeats pixels with a few stores per src element, which the
+/// table gather beats only on short rows: f32 4x64 16x16->32x32 62 -> 37 µs, 10x10->40x40
+/// 83 -> 68, but 4x48 30x30->60x60 111 -> 157 and u8 16x16->32x32 68 -> 84.
+fn plane_row_limit(repeat: bool, dsz: usize) -> usize {
+    match (repeat, dsz) {
+        (false, _) => PLANE_ROW,
+        (true, 1) => 32,
+        (true, _) => 41,
+    }
+}
 
 impl RowGeom {
     /// The flattened row's tap table.
@@ -427,7 +441,7 @@ pub(crate) fn fwd_row_geom(
     let plane_idx = plane_h.filter(|&h| {
         p.raw_nearest().is_some()
             && lane.is_none()
-            && o_n < PLANE_ROW
+            && o_n < plane_row_limit(repeat.is_some(), d.dtype.size())
             && d.strides[h] == o_n
             && rows_per_run * o_n <= PLANE_MAX
             // Every table entry (row offset plus column) fits a u32.
