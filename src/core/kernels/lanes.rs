@@ -68,6 +68,9 @@ pub(crate) fn flat_row(p: &Problem, l: &LaneGeom, pr: &PixelRows) -> Option<Flat
     if blends && 3 * columns > 2 * pr.taps.len() {
         return None;
     }
+    if !blends && p.src.dtype != DataType::F32 && columns > pr.taps.len() {
+        return None;
+    }
     // Greedy groups of consecutive pixels whose columns span at most FLAT_GROUP values (at
     // least one pixel each); taps only move forward along a row, so groups overlap by at
     // most a column or two.
