@@ -140,12 +140,14 @@ fn avx512bw() -> bool {
     false
 }
 
-/// AVX-512 BF16 (`vcvtne2ps2bf16`) with AVX-512BW, detected once.
+/// AVX-512 BF16 (`vcvtne2ps2bf16`) with the AVX-512BW/VL forms its users need, detected once.
 #[cfg(target_arch = "x86_64")]
 fn avx512bf16() -> bool {
     static BF16: OnceLock<bool> = OnceLock::new();
     *BF16.get_or_init(|| {
-        is_x86_feature_detected!("avx512bf16") && is_x86_feature_detected!("avx512bw")
+        is_x86_feature_detected!("avx512bf16")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vl")
     })
 }
 
@@ -614,10 +616,7 @@ pub(crate) unsafe fn lanes_row_narrow(
             // constants and steps inside the row cost more than the f32 pass (nhwc bf16 1x128
             // 10x14->19x5 linear: AVX-512 4.0 us, AVX2 5.5, against 3.0 and 4.6 through f32).
             DataType::Bf16
-                if numerics != Numerics::Ieee
-                    && isa() == Isa::Avx512
-                    && avx512bf16()
-                    && is_x86_feature_detected!("avx512vl") =>
+                if numerics != Numerics::Ieee && isa() == Isa::Avx512 && avx512bf16() =>
             {
                 rows!(@512 Bf16NeOut, pixel_row_avx512bf16)
             }
@@ -846,11 +845,7 @@ pub(crate) unsafe fn wrow_narrow(
         if isa() != Isa::Avx512 {
             return false;
         }
-        if dt == DataType::Bf16
-            && numerics != Numerics::Ieee
-            && avx512bf16()
-            && is_x86_feature_detected!("avx512vl")
-        {
+        if dt == DataType::Bf16 && numerics != Numerics::Ieee && avx512bf16() {
             if two {
                 wrow_bf16_avx512::<true>(row, taps, n, out, ostride);
             } else {
@@ -2005,10 +2000,11 @@ unsafe fn store_bf16_avx512(vals: &[f32], dst: *mut u16, onednn: bool) {
 /// even, treats subnormal inputs as signed zeros and quiets NaNs keeping their upper bits —
 /// exactly [`bf16_bits`] with oneDNN numerics (the instruction oneDNN itself uses).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
 unsafe fn store_bf16_avx512bf16(vals: &[f32], dst: *mut u16) {
-    // SAFETY: AVX-512F/BW/BF16 were detected by the caller; loads stay within `vals`, stores
-    // within the caller-guaranteed room for `vals.len()` values at `dst`.
+    // SAFETY: AVX-512F/BW/VL/BF16 were detected by the caller; loads stay within `vals`
+    // (masked beyond it), stores within the caller-guaranteed room for `vals.len()` values
+    // at `dst`.
     unsafe {
         use std::arch::x86_64::*;
         let full = vals.len() / 32;
@@ -2021,7 +2017,20 @@ unsafe fn store_bf16_avx512bf16(vals: &[f32], dst: *mut u16) {
                 std::mem::transmute::<__m512bh, __m512i>(r),
             );
         }
-        store_bf16_avx2(&vals[32 * full..], dst.add(32 * full), true)
+        // The tail in masked 16-lane steps: tiny planes (12 values) spent as long in the
+        // 8-lane and scalar tail as in computing them.
+        let mut k = 32 * full;
+        while k < vals.len() {
+            let n = (vals.len() - k).min(16);
+            let m = ((1u32 << n) - 1) as u16;
+            let r = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, vals.as_ptr().add(k)));
+            _mm256_mask_storeu_epi16(
+                dst.add(k) as *mut i16,
+                m,
+                std::mem::transmute::<__m256bh, __m256i>(r),
+            );
+            k += n;
+        }
     }
 }
 
