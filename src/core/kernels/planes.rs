@@ -250,7 +250,15 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
     }
 }
 
+/// Most elements converted (source) or produced (output) per batch of planes: batches stay
+/// in L1.
+const BATCH: usize = 4096;
+
 /// Planes `start..end`.
+///
+/// Consecutive planes equally spaced in src and back to back in dst go as one batch: one
+/// conversion of their source stretch and one store of their outputs, instead of two
+/// dispatched calls per plane (nchw bf16 4x512 2x2->4x3 linear 66 -> 44 us, u8 8x256 3x3->5x5 134 -> 53; oneDNN 58, 138).
 ///
 /// # Safety
 /// Buffers cover the layouts; concurrent calls take disjoint plane ranges.
@@ -267,10 +275,12 @@ pub(crate) unsafe fn run(
     // Other types go through f32 planes: the source span converted on the way in, the output
     // plane converted on the way out (the same values as the reference's load and store).
     let direct = sdt == DataType::F32 && g.depth.is_none();
+    let out_n = g.outputs();
     let mut sconv = AlignedBuf::<f32>::zeroed(if direct { 0 } else { g.span });
-    let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 { 0 } else { g.outputs() });
+    let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 { 0 } else { out_n });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
-    for _ in start..end {
+    let mut r = start;
+    while r < end {
         let (doff, sbase) = (runs.doff, runs.sbase);
         let depth = g.depth.map(|a| {
             let (ii, ww) = t.fwd[a].as_ref().unwrap().taps(runs.pos[a]);
@@ -280,8 +290,28 @@ pub(crate) unsafe fn run(
             (offs, [[ww[0], ww[1]], [1.0, 0.0], [1.0, 0.0]])
         });
         runs.advance();
-        // SAFETY: the plane's elements (the source span from its base, the contiguous output
-        // plane) lie within the buffers; this run alone writes them.
+        // The batch: planes k = 0..n at sbase + k * sstep, doff + k * out_n.
+        let (mut n, mut sstep) = (1, 0);
+        if depth.is_none() {
+            while r + n < end && runs.doff == doff + n * out_n {
+                let step = match runs.sbase.checked_sub(sbase) {
+                    Some(d) if n == 1 => d,
+                    Some(d) if d == n * sstep => sstep,
+                    _ => break,
+                };
+                let fits = (n + 1) * out_n <= BATCH
+                    && (direct || step.checked_mul(n).is_some_and(|x| x + g.span <= BATCH));
+                if !fits {
+                    break;
+                }
+                sstep = step;
+                runs.advance();
+                n += 1;
+            }
+        }
+        r += n;
+        // SAFETY: the planes' elements (the source spans from their bases, the contiguous
+        // output planes) lie within the buffers; this run alone writes them.
         unsafe {
             let sp = if let Some((offs, w)) = depth {
                 simd::lerp(sdt, 1, bufs.src, &offs, &w, &mut sconv);
@@ -289,15 +319,32 @@ pub(crate) unsafe fn run(
             } else if direct {
                 (bufs.src as *const f32).add(sbase)
             } else {
-                simd::load_contiguous(sdt, bufs.src, sbase, &mut sconv);
+                let len = (n - 1) * sstep + g.span;
+                if sconv.len() < len {
+                    sconv.resize(len);
+                }
+                simd::load_contiguous(sdt, bufs.src, sbase, &mut sconv[..len]);
                 sconv.as_ptr()
             };
             if ddt == DataType::F32 {
-                plane(sp, (bufs.dst as *mut f32).add(doff), g, &mut buf);
+                let dp = (bufs.dst as *mut f32).add(doff);
+                for k in 0..n {
+                    plane(sp.add(k * sstep), dp.add(k * out_n), g, &mut buf);
+                }
             } else {
-                plane(sp, dconv.as_mut_ptr(), g, &mut buf);
+                if dconv.len() < n * out_n {
+                    dconv.resize(n * out_n);
+                }
+                for k in 0..n {
+                    plane(
+                        sp.add(k * sstep),
+                        dconv.as_mut_ptr().add(k * out_n),
+                        g,
+                        &mut buf,
+                    );
+                }
                 let dp = bufs.dst.add(doff * ddt.size());
-                simd::store_contiguous(ddt, p.numerics, &dconv, dp);
+                simd::store_contiguous(ddt, p.numerics, &dconv[..n * out_n], dp);
             }
         }
     }
