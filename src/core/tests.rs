@@ -1641,3 +1641,64 @@ fn bf16_specials_match_reference() {
         assert!(kinds.get(k).copied().unwrap_or(0) > 20, "{k}: {kinds:?}");
     }
 }
+
+/// Raw nearest planes gathered several at a time (`RowGeom::plane_batch`): many tiny planes,
+/// source planes spaced with gaps, rows of the batch axis padded in dst (a batch must not run
+/// past its row), work split over threads mid-batch.
+#[test]
+fn plane_batches_match_reference() {
+    use crate::core::plan::Strategy;
+    use crate::core::simd::available_isas;
+    use crate::core::threads;
+    let mut rng = Rng::new(41);
+    let mut batched = 0;
+    let before = threads::max_threads();
+    for case in 0..200 {
+        let dt = rng.pick(&[DataType::F32, DataType::Bf16, DataType::U8]);
+        let (n, c) = (rng.range(1, 4), rng.range(2, 700));
+        let (ih, iw, oh, ow) = (
+            rng.range(1, 6),
+            rng.range(1, 9),
+            rng.range(1, 6),
+            rng.range(1, 12),
+        );
+        let splane = ih * iw + rng.pick(&[0, 0, 3]);
+        let sn = c * splane + rng.pick(&[0, 5]);
+        let src = Layout::strided(dt, &[n, c, ih, iw], &[sn, splane, iw, 1], 0);
+        let dplane = oh * ow;
+        let dn = c * dplane + rng.pick(&[0, 0, 7]);
+        let dst = Layout::strided(dt, &[n, c, oh, ow], &[dn, dplane, ow, 1], 0);
+        let p = Problem {
+            alg: Algorithm::Nearest,
+            direction: Direction::Forward,
+            axes: vec![
+                AxisRule::Identity,
+                AxisRule::Identity,
+                AxisRule::OnednnHalfPixel,
+                AxisRule::OnednnHalfPixel,
+            ],
+            src,
+            dst,
+            post_ops: vec![],
+            numerics: Numerics::Ieee,
+        };
+        let s = fill(&mut rng, &p.src);
+        let init = fill(&mut rng, &p.dst);
+        for (k, isa) in available_isas().into_iter().enumerate() {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if let (0, Strategy::Rows(g)) = (k, &plan.strategy) {
+                batched += g.plane_batch.is_some() as usize;
+            }
+            let mut slow = init.clone();
+            plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            for t in [1, 3] {
+                threads::set_max_threads(t);
+                let mut fast = init.clone();
+                plan.execute(&s, &mut fast, &[]).unwrap();
+                assert!(fast == slow, "case {case} {isa:?} {t} threads: {p:?}");
+            }
+        }
+    }
+    threads::set_max_threads(before);
+    assert!(batched > 100, "batched planes in {batched} of 200 problems");
+}
