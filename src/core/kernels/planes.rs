@@ -258,7 +258,9 @@ const BATCH: usize = 4096;
 ///
 /// Consecutive planes equally spaced in src and back to back in dst go as one batch: one
 /// conversion of their source stretch and one store of their outputs, instead of two
-/// dispatched calls per plane (nchw bf16 4x512 2x2->4x3 linear 66 -> 44 us, u8 8x256 3x3->5x5 134 -> 53; oneDNN 58, 138).
+/// dispatched calls per plane (nchw bf16 4x512 2x2->4x3 linear 66 -> 44 us, u8 8x256 3x3->5x5
+/// 134 -> 53; oneDNN 58, 138). With a depth level (ncdhw) the batch is planes back to back in
+/// dst, each blended over depth on its own (u8 4x64 3x4x3->6x2x5 78 -> 43 us, oneDNN 81).
 ///
 /// # Safety
 /// Buffers cover the layouts; concurrent calls take disjoint plane ranges.
@@ -276,23 +278,46 @@ pub(crate) unsafe fn run(
     // plane converted on the way out (the same values as the reference's load and store).
     let direct = sdt == DataType::F32 && g.depth.is_none();
     let out_n = g.outputs();
-    let mut sconv = AlignedBuf::<f32>::zeroed(if direct { 0 } else { g.span });
+    // With a depth level, a batch's planes are blended side by side: room for all at once.
+    let depth_planes =
+        (BATCH / out_n.max(g.span).max(1)).clamp(1, end.saturating_sub(start).max(1));
+    let mut sconv = AlignedBuf::<f32>::zeroed(match (direct, g.depth) {
+        (true, _) => 0,
+        (false, None) => g.span,
+        (false, Some(_)) => depth_planes * g.span,
+    });
     let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 { 0 } else { out_n });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
-    while r < end {
-        let (doff, sbase) = (runs.doff, runs.sbase);
-        let depth = g.depth.map(|a| {
+    // The depth level of the plane at `runs`, blended into `out` (the span from its base).
+    let blend_depth = |runs: &Runs, out: &mut [f32]| {
+        if let Some(a) = g.depth {
             let (ii, ww) = t.fwd[a].as_ref().unwrap().taps(runs.pos[a]);
             let st = p.src.strides[a];
             let mut offs = [0; 8];
-            (offs[0], offs[1]) = (sbase + ii[0] as usize * st, sbase + ii[1] as usize * st);
-            (offs, [[ww[0], ww[1]], [1.0, 0.0], [1.0, 0.0]])
-        });
-        runs.advance();
-        // The batch: planes k = 0..n at sbase + k * sstep, doff + k * out_n.
+            let sb = runs.sbase;
+            (offs[0], offs[1]) = (sb + ii[0] as usize * st, sb + ii[1] as usize * st);
+            let w = [[ww[0], ww[1]], [1.0, 0.0], [1.0, 0.0]];
+            // SAFETY: both source planes lie within the buffer (`run`'s contract).
+            unsafe { simd::lerp(sdt, 1, bufs.src, &offs, &w, out) };
+        }
+    };
+    while r < end {
+        let (doff, sbase) = (runs.doff, runs.sbase);
+        // The batch: planes k = 0..n from sp + k * sstep, to doff + k * out_n; with a depth
+        // level each plane is blended into its own span of `sconv`.
         let (mut n, mut sstep) = (1, 0);
-        if depth.is_none() {
+        if g.depth.is_some() {
+            blend_depth(&runs, &mut sconv[..g.span]);
+            runs.advance();
+            sstep = g.span;
+            while r + n < end && runs.doff == doff + n * out_n && n < depth_planes {
+                blend_depth(&runs, &mut sconv[n * g.span..(n + 1) * g.span]);
+                runs.advance();
+                n += 1;
+            }
+        } else {
+            runs.advance();
             while r + n < end && runs.doff == doff + n * out_n {
                 let step = match runs.sbase.checked_sub(sbase) {
                     Some(d) if n == 1 => d,
@@ -313,8 +338,7 @@ pub(crate) unsafe fn run(
         // SAFETY: the planes' elements (the source spans from their bases, the contiguous
         // output planes) lie within the buffers; this run alone writes them.
         unsafe {
-            let sp = if let Some((offs, w)) = depth {
-                simd::lerp(sdt, 1, bufs.src, &offs, &w, &mut sconv);
+            let sp = if g.depth.is_some() {
                 sconv.as_ptr()
             } else if direct {
                 (bufs.src as *const f32).add(sbase)
