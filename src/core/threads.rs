@@ -107,6 +107,9 @@ struct Shared {
     /// Bumped for every job; workers wait for it to change.
     epoch: AtomicUsize,
     shutdown: AtomicBool,
+    /// Workers blocked on `wake` (changed under `sleep`): a job is only announced through
+    /// the condvar when one is, since `notify_all` is a system call even with no waiter.
+    sleepers: AtomicUsize,
     sleep: Mutex<()>,
     wake: Condvar,
 }
@@ -125,6 +128,7 @@ impl Pool {
             inside: AtomicUsize::new(0),
             epoch: AtomicUsize::new(0),
             shutdown: AtomicBool::new(false),
+            sleepers: AtomicUsize::new(0),
             sleep: Mutex::new(()),
             wake: Condvar::new(),
         });
@@ -161,7 +165,9 @@ impl Pool {
         let ptr = &job as *const Job<'_> as *mut Job<'static>;
         sh.job.store(ptr, SeqCst);
         sh.epoch.fetch_add(1, SeqCst);
-        {
+        // A worker counts itself in `sleepers` before it checks `epoch` for the last time, so
+        // either it sees this job or this load sees it (both SeqCst).
+        if sh.sleepers.load(SeqCst) != 0 {
             let _g = sh.sleep.lock().unwrap_or_else(|e| e.into_inner());
             sh.wake.notify_all();
         }
@@ -204,9 +210,11 @@ fn worker(sh: &Shared) {
             n = n.wrapping_add(1);
             if n.is_multiple_of(64) && t0.elapsed() >= spin_time() {
                 let mut g = sh.sleep.lock().unwrap_or_else(|e| e.into_inner());
+                sh.sleepers.fetch_add(1, SeqCst);
                 while sh.epoch.load(SeqCst) == seen && !sh.shutdown.load(SeqCst) {
                     g = sh.wake.wait(g).unwrap_or_else(|e| e.into_inner());
                 }
+                sh.sleepers.fetch_sub(1, SeqCst);
                 break;
             }
         }
