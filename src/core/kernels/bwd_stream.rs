@@ -1045,9 +1045,22 @@ unsafe fn px_row_body<S: Src, const M: usize>(
                 px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
                 l0 += 8;
             }
-            while l0 < nl {
-                px_body::<S, M, 1>(src, terms, combos, segs, iw, pss, l0, o.add(l0));
-                l0 += 1;
+            // The last 1..7 lanes in one pass over the terms (each pass costs its loop
+            // overhead again): overlapping the previous vector, or for pixels of fewer than
+            // 8 lanes (RGB images) one small block or two overlapping 4-lane blocks.
+            let at = |l: usize| o.add(l);
+            match (nl - l0, nl) {
+                (0, _) => {}
+                (_, 8..) => {
+                    px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, nl - 8, at(nl - 8))
+                }
+                (_, 1) => px_body::<S, M, 1>(src, terms, combos, segs, iw, pss, 0, at(0)),
+                (_, 2) => px_body::<S, M, 2>(src, terms, combos, segs, iw, pss, 0, at(0)),
+                (_, 3) => px_body::<S, M, 3>(src, terms, combos, segs, iw, pss, 0, at(0)),
+                _ => {
+                    px_body::<S, M, 4>(src, terms, combos, segs, iw, pss, 0, at(0));
+                    px_body::<S, M, 4>(src, terms, combos, segs, iw, pss, nl - 4, at(nl - 4));
+                }
             }
         }
     }
