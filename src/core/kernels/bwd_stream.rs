@@ -980,6 +980,71 @@ unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
     }
 }
 
+/// A laned row of pixels narrower than a vector (RGB images): pass by pass (group
+/// combination, `w` group, term: the reference order) over the whole row, each pass adding
+/// every pixel's `w` list into `out` (f32, any alignment, zeroed first), so the loop
+/// overhead of a pass is paid once per row instead of once per pixel and lane block.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn px_small<S: Src, const M: usize, const C: usize>(
+    src: *const u8,
+    terms: &[Term],
+    combos: &[(u32, u32)],
+    segs: &[Segs],
+    n_in: usize,
+    pss: usize,
+    out: *mut f32,
+    ostride: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        for iw in 0..n_in {
+            for q in 0..C {
+                out.add(iw * ostride + q).write_unaligned(0.0);
+            }
+        }
+        for &(t0, t1) in combos {
+            for seg in segs {
+                for t in &terms[t0 as usize..t1 as usize] {
+                    for iw in 0..n_in {
+                        let (st, ln, wo) = (
+                            seg.start[iw] as usize,
+                            seg.len[iw] as usize,
+                            seg.wofs[iw] as usize,
+                        );
+                        if ln == 0 {
+                            continue;
+                        }
+                        let o = out.add(iw * ostride);
+                        let mut r = [0f32; C];
+                        for (q, v) in r.iter_mut().enumerate() {
+                            *v = o.add(q).read_unaligned();
+                        }
+                        let base = t.off + st * pss;
+                        for (j, &ww) in seg.wt[wo..wo + ln].iter().enumerate() {
+                            let p = base + j * pss;
+                            for (q, v) in r.iter_mut().enumerate() {
+                                let x = S::get(src, p + q);
+                                *v += match M {
+                                    0 => x,
+                                    1 => x * ww,
+                                    2 => (x * t.w[0]) * ww,
+                                    _ => ((x * t.w[0]) * t.w[1]) * ww,
+                                };
+                            }
+                        }
+                        for (q, &v) in r.iter().enumerate() {
+                            o.add(q).write_unaligned(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Pixels the laned walk prefetches ahead.
 #[cfg(target_arch = "x86_64")]
 const PF: usize = 2;
@@ -1006,6 +1071,21 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     unsafe {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = esz; // used by the x86 prefetch only
+        macro_rules! small {
+            ($c:literal) => {
+                return px_small::<S, M, $c>(src, terms, combos, segs, n_in, pss, out, ostride)
+            };
+        }
+        match nl {
+            1 => small!(1),
+            2 => small!(2),
+            3 => small!(3),
+            4 => small!(4),
+            5 => small!(5),
+            6 => small!(6),
+            7 => small!(7),
+            _ => {}
+        }
         for iw in 0..n_in {
             let o = out.add(iw * ostride);
             // Prefetch the next pixel's diff_dst lanes (every term row, every column).
@@ -1046,21 +1126,9 @@ unsafe fn px_row_body<S: Src, const M: usize>(
                 l0 += 8;
             }
             // The last 1..7 lanes in one pass over the terms (each pass costs its loop
-            // overhead again): overlapping the previous vector, or for pixels of fewer than
-            // 8 lanes (RGB images) one small block or two overlapping 4-lane blocks.
-            let at = |l: usize| o.add(l);
-            match (nl - l0, nl) {
-                (0, _) => {}
-                (_, 8..) => {
-                    px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, nl - 8, at(nl - 8))
-                }
-                (_, 1) => px_body::<S, M, 1>(src, terms, combos, segs, iw, pss, 0, at(0)),
-                (_, 2) => px_body::<S, M, 2>(src, terms, combos, segs, iw, pss, 0, at(0)),
-                (_, 3) => px_body::<S, M, 3>(src, terms, combos, segs, iw, pss, 0, at(0)),
-                _ => {
-                    px_body::<S, M, 4>(src, terms, combos, segs, iw, pss, 0, at(0));
-                    px_body::<S, M, 4>(src, terms, combos, segs, iw, pss, nl - 4, at(nl - 4));
-                }
+            // overhead again), overlapping the previous vector (same values again).
+            if l0 < nl {
+                px_body::<S, M, 8>(src, terms, combos, segs, iw, pss, nl - 8, o.add(nl - 8));
             }
         }
     }
