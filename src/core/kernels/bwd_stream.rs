@@ -33,6 +33,33 @@ pub(crate) struct Segs {
     pub padded: Option<Padded>,
     /// Elements with a non-empty list that neither loop above covers (the scalar rest).
     pub rest: Vec<u32>,
+    /// Sparse groups (forward downsampling: most lists empty) instead run over the diff_dst
+    /// columns: column `o` adds into element `scatter[o].0` (`u32::MAX`: none) with weight
+    /// `scatter[o].1`. Each column is in at most one list, and every element's additions
+    /// still come in its list's (increasing) order.
+    pub scatter: Option<Vec<(u32, f32)>>,
+}
+
+/// Builds [`Segs::scatter`] when the group's lists hold at most half as many entries as
+/// there are elements, and no column is in two lists.
+fn scatter(s: &Segs, n_out: usize) -> Option<Vec<(u32, f32)>> {
+    let n_in = s.start.len();
+    let entries: usize = s.len.iter().map(|&l| l as usize).sum();
+    if entries * 2 > n_in {
+        return None;
+    }
+    let mut sc = vec![(u32::MAX, 0f32); n_out];
+    for iw in 0..n_in {
+        let (st, wo) = (s.start[iw] as usize, s.wofs[iw] as usize);
+        for j in 0..s.len[iw] as usize {
+            let e = &mut sc[st + j];
+            if e.0 != u32::MAX {
+                return None;
+            }
+            *e = (iw as u32, s.wt[wo + j]);
+        }
+    }
+    Some(sc)
 }
 
 /// Every element's list padded to `lmax` columns: column `idx[j * n + iw]` with weight
@@ -129,6 +156,7 @@ fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
             uniform: None,
             padded: None,
             rest: Vec::new(),
+            scatter: None,
         };
         for iw in 0..n_in {
             let (outs, wts) = tab.group(iw, g);
@@ -145,11 +173,15 @@ fn segments(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Vec<Segs>> {
             s.wofs.push(u32::try_from(s.wt.len()).ok()?);
             s.wt.extend_from_slice(wts);
         }
-        s.uniform = uniform(&s);
-        if s.uniform.is_none() {
-            s.padded = padded(&s);
+        s.scatter = scatter(&s, n_out);
+        if s.scatter.is_none() {
+            s.uniform = uniform(&s);
+            if s.uniform.is_none() {
+                s.padded = padded(&s);
+            }
         }
         let covered = |iw: usize| match (&s.uniform, &s.padded) {
+            _ if s.scatter.is_some() => true,
             (Some(u), _) => (u.i0..u.i1).contains(&iw),
             (None, Some(_)) => true,
             (None, None) => false,
@@ -571,6 +603,18 @@ unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>,
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
+        if let Some(sc) = &seg.scatter {
+            for (o, &(iw, ww)) in sc.iter().enumerate() {
+                if iw != u32::MAX {
+                    let mut x = *tr.add(o);
+                    if let Some(wh) = scale {
+                        x *= wh;
+                    }
+                    acc[iw as usize] += if nearest { x } else { x * ww };
+                }
+            }
+            return;
+        }
         match (&seg.uniform, &seg.padded) {
             (Some(u), _) => seg_uniform(tr, u, nearest, scale, acc.as_mut_ptr().add(u.i0)),
             (None, Some(pd)) => {
@@ -1260,6 +1304,54 @@ unsafe fn laned(
                     std::ptr::write_bytes(b.dst.add((doff + iw * pds + valid) * dsz), 0, pad * dsz);
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scatter adds each element's entries in its list's order, onto what earlier passes
+    /// left (as the scalar rest does): here the order decides the bits.
+    #[test]
+    fn scatter_keeps_list_order() {
+        // Input 1 of 8 lists outputs 0..3, input 5 output 3; the rest are empty.
+        let lists: [&[(u32, f32)]; 8] = [
+            &[],
+            &[(0, 1.0), (1, 0.5), (2, 0.25)],
+            &[],
+            &[],
+            &[],
+            &[(3, 2.0)],
+            &[],
+            &[],
+        ];
+        let tab = BwdTaps::build(1, 8, |l, push| {
+            for &(o, w) in lists[l] {
+                push(o, w)
+            }
+        });
+        let segs = segments(&tab, 8, 4).unwrap();
+        assert!(segs[0].scatter.is_some());
+        let mut rest = segs[0].clone();
+        rest.scatter = None;
+        rest.uniform = None;
+        rest.padded = None;
+        rest.rest = vec![1, 5];
+        let tr = [3.0e8f32, -6.0e8, 1.0, 7.0];
+        for (nearest, scale) in [(true, None), (false, None), (false, Some(0.75f32))] {
+            let (mut a, mut b) = ([1.0f32; 8], [1.0f32; 8]);
+            // SAFETY: `tr` holds the 4 columns the lists name; `a`, `b` the 8 elements.
+            unsafe {
+                seg_sum(tr.as_ptr(), &segs[0], nearest, scale, &mut a);
+                seg_sum(tr.as_ptr(), &rest, nearest, scale, &mut b);
+            }
+            assert_eq!(
+                a.map(f32::to_bits),
+                b.map(f32::to_bits),
+                "{nearest} {scale:?}"
+            );
         }
     }
 }
