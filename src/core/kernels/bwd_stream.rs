@@ -973,6 +973,35 @@ struct Term {
     w: [f32; 2],
 }
 
+/// Adds term `t`'s part of a pixel's `w` list to its lanes `r`: columns from `base`, `pss`
+/// apart, weights `wts`, in list order, `((x * w_a0) * w_a1) * w_w` with `M` weights.
+#[inline(always)]
+unsafe fn add_list<S: Src, const M: usize, const LB: usize>(
+    src: *const u8,
+    r: &mut [f32; LB],
+    t: &Term,
+    base: usize,
+    pss: usize,
+    wts: &[f32],
+) {
+    // SAFETY: the caller's contract: every column of the list, all `LB` lanes, lies in the
+    // diff_dst buffer.
+    unsafe {
+        for (j, &ww) in wts.iter().enumerate() {
+            let p = base + j * pss;
+            for (q, v) in r.iter_mut().enumerate() {
+                let x = S::get(src, p + q);
+                *v += match M {
+                    0 => x,
+                    1 => x * ww,
+                    2 => (x * t.w[0]) * ww,
+                    _ => ((x * t.w[0]) * t.w[1]) * ww,
+                };
+            }
+        }
+    }
+}
+
 /// One diff_src pixel, lanes `l0..l0 + LB`, summed in registers over every term in the
 /// reference order (group combinations, then positions; `w` fastest in both), then
 /// written to `out` (f32, any alignment). `0.0 + first term` as the reference does.
@@ -1002,19 +1031,7 @@ unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
                 );
                 let wts = &seg.wt[wo..wo + ln];
                 for t in &terms[t0 as usize..t1 as usize] {
-                    let base = t.off + st * pss + l0;
-                    for (j, &ww) in wts.iter().enumerate() {
-                        let p = base + j * pss;
-                        for (q, v) in r.iter_mut().enumerate() {
-                            let x = S::get(src, p + q);
-                            *v += match M {
-                                0 => x,
-                                1 => x * ww,
-                                2 => (x * t.w[0]) * ww,
-                                _ => ((x * t.w[0]) * t.w[1]) * ww,
-                            };
-                        }
-                    }
+                    add_list::<S, M, LB>(src, &mut r, t, t.off + st * pss + l0, pss, wts);
                 }
             }
         }
@@ -1066,19 +1083,8 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
                         for (q, v) in r.iter_mut().enumerate() {
                             *v = o.add(q).read_unaligned();
                         }
-                        let base = t.off + st * pss;
-                        for (j, &ww) in seg.wt[wo..wo + ln].iter().enumerate() {
-                            let p = base + j * pss;
-                            for (q, v) in r.iter_mut().enumerate() {
-                                let x = S::get(src, p + q);
-                                *v += match M {
-                                    0 => x,
-                                    1 => x * ww,
-                                    2 => (x * t.w[0]) * ww,
-                                    _ => ((x * t.w[0]) * t.w[1]) * ww,
-                                };
-                            }
-                        }
+                        let wts = &seg.wt[wo..wo + ln];
+                        add_list::<S, M, C>(src, &mut r, t, t.off + st * pss, pss, wts);
                         for (q, &v) in r.iter().enumerate() {
                             o.add(q).write_unaligned(v);
                         }
