@@ -604,14 +604,12 @@ unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>,
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         if let Some(sc) = &seg.scatter {
-            for (o, &(iw, ww)) in sc.iter().enumerate() {
-                if iw != u32::MAX {
-                    let mut x = *tr.add(o);
-                    if let Some(wh) = scale {
-                        x *= wh;
-                    }
-                    acc[iw as usize] += if nearest { x } else { x * ww };
-                }
+            let wh = scale.unwrap_or(1.0);
+            match (nearest, scale.is_some()) {
+                (true, false) => scatter_body::<true, false>(tr, sc, wh, acc),
+                (true, true) => scatter_body::<true, true>(tr, sc, wh, acc),
+                (false, false) => scatter_body::<false, false>(tr, sc, wh, acc),
+                (false, true) => scatter_body::<false, true>(tr, sc, wh, acc),
             }
             return;
         }
@@ -639,6 +637,31 @@ unsafe fn seg_sum(tr: *const f32, seg: &Segs, nearest: bool, scale: Option<f32>,
                 v += if nearest { x } else { x * ww };
             }
             acc[iw] = v;
+        }
+    }
+}
+
+/// [`Segs::scatter`]'s loop with the mode fixed: `acc[e] += (x (* wh)) (* w)` per column.
+#[inline(always)]
+unsafe fn scatter_body<const NEAREST: bool, const SCALED: bool>(
+    tr: *const f32,
+    sc: &[(u32, f32)],
+    wh: f32,
+    acc: &mut [f32],
+) {
+    // SAFETY: `tr` holds a column per entry of `sc` (the caller's row), and every element
+    // index in `sc` is below the row's length (built from its lists).
+    unsafe {
+        let a = acc.as_mut_ptr();
+        for (o, &(iw, ww)) in sc.iter().enumerate() {
+            if iw != u32::MAX {
+                debug_assert!((iw as usize) < acc.len());
+                let mut x = *tr.add(o);
+                if SCALED {
+                    x *= wh;
+                }
+                *a.add(iw as usize) += if NEAREST { x } else { x * ww };
+            }
         }
     }
 }
@@ -1346,7 +1369,12 @@ mod tests {
         rest.padded = None;
         rest.rest = vec![1, 5];
         let tr = [3.0e8f32, -6.0e8, 1.0, 7.0];
-        for (nearest, scale) in [(true, None), (false, None), (false, Some(0.75f32))] {
+        for (nearest, scale) in [
+            (true, None),
+            (true, Some(0.75f32)),
+            (false, None),
+            (false, Some(0.75)),
+        ] {
             let (mut a, mut b) = ([1.0f32; 8], [1.0f32; 8]);
             // SAFETY: `tr` holds the 4 columns the lists name; `a`, `b` the 8 elements.
             unsafe {
