@@ -308,3 +308,68 @@ fn backward_kernels_are_deterministic_across_threads() {
         }
     }
 }
+
+/// Channels-last rows longer than one laned run (the walk splits them into chunks of
+/// pixels; images past `bwd_tiny`'s): nwc / nhwc, narrow and wide pixels, f32 and bf16 diff_src, up and down ratios,
+/// at 1 and 2 threads: the reference's bits on every ISA.
+#[test]
+fn long_laned_rows_split_into_chunks_match_reference() {
+    let mut rng = Rng::new(0x10C);
+    let isas = simd::available_isas();
+    let mut streamed = 0;
+    let cases: [(usize, &[usize], &[usize]); 6] = [
+        (3, &[20011], &[60033]),
+        (5, &[30000], &[9999]),
+        (8, &[40000], &[70001]),
+        (40, &[3001], &[2000]),
+        (3, &[2, 9000], &[3, 18000]),
+        (16, &[3, 23000], &[5, 14003]),
+    ];
+    for (case, (c, fin, fout)) in cases.iter().enumerate() {
+        for alg in [Algorithm::Nearest, Algorithm::Linear] {
+            let ddt = if case % 2 == 0 {
+                DataType::Bf16
+            } else {
+                DataType::F32
+            };
+            let rank = 2 + fin.len();
+            let dims = |sp: &[usize]| [&[1, *c][..], sp].concat();
+            let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
+            let mut axes = vec![AxisRule::Identity; 2];
+            axes.extend(fin.iter().map(|_| AxisRule::OnednnHalfPixel));
+            let p = Problem {
+                alg,
+                direction: Direction::Backward,
+                axes,
+                src: Layout::dense_permuted(DataType::F32, &dims(fout), &order),
+                dst: Layout::dense_permuted(ddt, &dims(fin), &order),
+                post_ops: vec![],
+                numerics: Numerics::Onednn,
+            };
+            let s = fill(&mut rng, &p.src, case % 3 == 0);
+            let mut want = vec![0u8; p.dst.span_bytes().unwrap()];
+            Plan::new(p.clone())
+                .unwrap()
+                .execute_reference(&s, &mut want, &[])
+                .unwrap();
+            for &isa in &isas {
+                let plan = Plan::with_isa(p.clone(), isa).unwrap();
+                streamed += (plan.kernel_name() == "bwd_stream_lanes") as usize;
+                for threads in [1, 2] {
+                    threads::set_max_threads(threads);
+                    let mut got = vec![0u8; want.len()];
+                    plan.execute(&s, &mut got, &[]).unwrap();
+                    threads::set_max_threads(0);
+                    if let Some(e) = first_difference(&got, &want, ddt) {
+                        panic!("case {case} {alg:?} {isa:?} {threads} threads: byte {e}\n{p:?}");
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        streamed,
+        12 * isas.len(),
+        "every case takes the chunked walk"
+    );
+}

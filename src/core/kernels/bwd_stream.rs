@@ -108,7 +108,13 @@ pub(crate) struct StreamGeom {
     /// tensors share one dense unblocked layout: diff_src = `0.0 + diff_dst` element by
     /// element over this many elements (runs are chunks of [`FLAT`]).
     pub flat: Option<usize>,
+    /// diff_src pixels per run of a laned walk: long rows are split into chunks of about
+    /// [`CHUNK`] lanes (bounded buffers, work for every thread on one row).
+    pub chunk: usize,
 }
+
+/// Lanes per run of a laned walk before its row is split.
+const CHUNK: usize = 1 << 15;
 
 /// Elements per run of the flat walk.
 const FLAT: usize = 1 << 14;
@@ -285,10 +291,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     if nweights > 3 {
         return None;
     }
-    // Per-run buffers stay bounded (a laned run holds at least 16 lanes per element).
-    if d.dims[w].max(s.dims[w]) > super::MAX_ROW / 16 && lane.is_some()
-        || d.dims[w].max(s.dims[w]) > super::MAX_ROW
-    {
+    if d.dims[w].max(s.dims[w]) > super::MAX_ROW {
         return None;
     }
     match &lane {
@@ -324,12 +327,18 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             segs,
             nweights,
             flat,
+            chunk: d.dims[w],
         });
     }
+    let chunk = match &lane {
+        Some(l) => (CHUNK / l.block).max(1),
+        None => d.dims[w],
+    };
     let runs = (0..rank)
         .filter(|&a| a != w && lane.as_ref().is_none_or(|l| l.c != a))
         .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?
-        .checked_mul(lane.as_ref().map_or(1, |l| l.nblk))?;
+        .checked_mul(lane.as_ref().map_or(1, |l| l.nblk))?
+        .checked_mul(d.dims[w].div_ceil(chunk).max(1))?;
     Some(StreamGeom {
         w,
         lane,
@@ -337,6 +346,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         segs,
         nweights,
         flat: None,
+        chunk,
     })
 }
 
@@ -346,7 +356,8 @@ pub(crate) fn run_cost(p: &Problem, g: &StreamGeom) -> usize {
         return FLAT;
     }
     let lanes = g.lane.as_ref().map_or(1, |l| l.block);
-    (p.src.dims[g.w] + p.dst.dims[g.w]) * lanes * g.segs.len() * 2
+    let chunks = p.dst.dims[g.w].div_ceil(g.chunk).max(1);
+    ((p.src.dims[g.w] + p.dst.dims[g.w]) * lanes * g.segs.len() * 2).div_ceil(chunks)
 }
 
 /// Runs `start..end` of the streaming kernel.
@@ -1075,7 +1086,8 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
     terms: &[Term],
     combos: &[(u32, u32)],
     segs: &[Segs],
-    n_in: usize,
+    i0: usize,
+    i1: usize,
     pss: usize,
     out: *mut f32,
     ostride: usize,
@@ -1084,15 +1096,15 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
-        for iw in 0..n_in {
+        for k in 0..i1 - i0 {
             for q in 0..C {
-                out.add(iw * ostride + q).write_unaligned(0.0);
+                out.add(k * ostride + q).write_unaligned(0.0);
             }
         }
         for &(t0, t1) in combos {
             for seg in segs {
                 for t in &terms[t0 as usize..t1 as usize] {
-                    for iw in 0..n_in {
+                    for iw in i0..i1 {
                         let (st, ln, wo) = (
                             seg.start[iw] as usize,
                             seg.len[iw] as usize,
@@ -1101,7 +1113,7 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
                         if ln == 0 {
                             continue;
                         }
-                        let o = out.add(iw * ostride);
+                        let o = out.add((iw - i0) * ostride);
                         let mut r = [0f32; C];
                         for (q, v) in r.iter_mut().enumerate() {
                             *v = o.add(q).read_unaligned();
@@ -1122,8 +1134,8 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
 #[cfg(target_arch = "x86_64")]
 const PF: usize = 2;
 
-/// A diff_src row of a laned run, pixel by pixel: `nl` lanes of pixel `iw` go to
-/// `out + iw * ostride`.
+/// Pixels `i0..i1` of a diff_src row of a laned run, pixel by pixel: `nl` lanes of pixel
+/// `iw` go to `out + (iw - i0) * ostride`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn px_row_body<S: Src, const M: usize>(
@@ -1131,7 +1143,8 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     terms: &[Term],
     combos: &[(u32, u32)],
     segs: &[Segs],
-    n_in: usize,
+    i0: usize,
+    i1: usize,
     pss: usize,
     nl: usize,
     out: *mut f32,
@@ -1146,7 +1159,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
         let _ = esz; // used by the x86 prefetch only
         macro_rules! small {
             ($c:literal) => {
-                return px_small::<S, M, $c>(src, terms, combos, segs, n_in, pss, out, ostride)
+                return px_small::<S, M, $c>(src, terms, combos, segs, i0, i1, pss, out, ostride)
             };
         }
         match nl {
@@ -1159,11 +1172,11 @@ unsafe fn px_row_body<S: Src, const M: usize>(
             7 => small!(7),
             _ => {}
         }
-        for iw in 0..n_in {
-            let o = out.add(iw * ostride);
+        for iw in i0..i1 {
+            let o = out.add((iw - i0) * ostride);
             // Prefetch the next pixel's diff_dst lanes (every term row, every column).
             #[cfg(target_arch = "x86_64")]
-            if iw + PF < n_in && pss == nl && esz * nl >= 128 {
+            if iw + PF < i1 && pss == nl && esz * nl >= 128 {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 for seg in segs {
                     let (st, ln) = (seg.start[iw + PF] as usize, seg.len[iw + PF] as usize);
@@ -1210,7 +1223,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
 multiversion_sm!(
     px_row,
     px_row_body,
-    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], segs: &[Segs], n_in: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize, esz: usize)
+    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], segs: &[Segs], i0: usize, i1: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize, esz: usize)
 );
 
 /// Laned rows (nhwc, blocked): vectors over the lane axis, pixel by pixel, each pixel's
@@ -1240,15 +1253,22 @@ unsafe fn laned(
         let mut buf = AlignedBuf::<f32>::new();
         let mut terms: Vec<Term> = Vec::new();
         let mut combos: Vec<(u32, u32)> = Vec::new();
+        // The w axis walks chunks of `g.chunk` pixels.
+        let chunks = n_in.div_ceil(g.chunk).max(1);
         let mut runs = Runs::new(
             p,
             t,
-            &[(la.c, la.nblk, la.blk_dst, la.blk_src), (w, 1, 0, 0)],
+            &[
+                (la.c, la.nblk, la.blk_dst, la.blk_src),
+                (w, chunks, g.chunk * pds, 0),
+            ],
             start,
         );
         for _ in start..end {
             let blk = runs.pos[la.c];
             let idx = runs.pos;
+            let i0 = idx[w] * g.chunk;
+            let i1 = n_in.min(i0 + g.chunk);
             let valid = la.block.min(cdim - (blk * la.block).min(cdim));
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
@@ -1291,7 +1311,8 @@ unsafe fn laned(
                     &terms,
                     &combos,
                     &g.segs,
-                    n_in,
+                    i0,
+                    i1,
                     pss,
                     valid,
                     out,
@@ -1299,7 +1320,7 @@ unsafe fn laned(
                     s.dtype.size(),
                 );
             } else {
-                buf.resize(n_in * valid);
+                buf.resize((i1 - i0) * valid);
                 px_row(
                     s.dtype,
                     g.nweights,
@@ -1307,7 +1328,8 @@ unsafe fn laned(
                     &terms,
                     &combos,
                     &g.segs,
-                    n_in,
+                    i0,
+                    i1,
                     pss,
                     valid,
                     buf.as_mut_ptr(),
@@ -1317,20 +1339,20 @@ unsafe fn laned(
                 if pds == valid {
                     simd::store_contiguous(d.dtype, p.numerics, &buf, b.dst.add(doff * dsz));
                 } else {
-                    for iw in 0..n_in {
+                    for k in 0..i1 - i0 {
                         simd::store_contiguous(
                             d.dtype,
                             p.numerics,
-                            &buf[iw * valid..(iw + 1) * valid],
-                            b.dst.add((doff + iw * pds) * dsz),
+                            &buf[k * valid..(k + 1) * valid],
+                            b.dst.add((doff + k * pds) * dsz),
                         );
                     }
                 }
             }
             if valid < la.block {
                 let pad = la.block - valid;
-                for iw in 0..n_in {
-                    std::ptr::write_bytes(b.dst.add((doff + iw * pds + valid) * dsz), 0, pad * dsz);
+                for k in 0..i1 - i0 {
+                    std::ptr::write_bytes(b.dst.add((doff + k * pds + valid) * dsz), 0, pad * dsz);
                 }
             }
         }
