@@ -1702,3 +1702,96 @@ fn plane_batches_match_reference() {
     threads::set_max_threads(before);
     assert!(batched > 100, "batched planes in {batched} of 200 problems");
 }
+
+/// Rows longer than a tile (1-D channels-last signals, long nchw rows, 2-D images with wide
+/// rows), up and down, every source/destination type pairing the tiles convert, on every
+/// ISA, through the cache and streamed: the reference's bits, and the tiles were taken.
+#[test]
+fn long_rows_go_tile_by_tile() {
+    use crate::core::plan::Strategy;
+    let mut rng = Rng::new(0x711E);
+    // (src dims, dst dims, src type, dst type, channels last)
+    type Case = (&'static [usize], &'static [usize], DataType, DataType, bool);
+    let cases: [Case; 7] = [
+        (
+            &[1, 3, 9000],
+            &[1, 3, 20011],
+            DataType::F32,
+            DataType::F32,
+            true,
+        ),
+        (
+            &[2, 4, 30001],
+            &[2, 4, 13000],
+            DataType::Bf16,
+            DataType::Bf16,
+            true,
+        ),
+        (
+            &[1, 2, 7000],
+            &[1, 2, 9999],
+            DataType::U8,
+            DataType::U8,
+            true,
+        ),
+        (
+            &[1, 5, 3, 2000],
+            &[1, 5, 2, 4001],
+            DataType::F32,
+            DataType::Bf16,
+            true,
+        ),
+        (
+            &[1, 8, 1500],
+            &[1, 8, 1111],
+            DataType::S8,
+            DataType::F32,
+            true,
+        ),
+        (
+            &[2, 1, 9001],
+            &[2, 1, 17000],
+            DataType::F32,
+            DataType::F32,
+            false,
+        ),
+        (
+            &[1, 2, 3, 5000],
+            &[1, 2, 4, 9000],
+            DataType::F16,
+            DataType::U8,
+            false,
+        ),
+    ];
+    let isas = simd::available_isas();
+    let mut tiled = 0;
+    for (fin, fout, sdt, ddt, last) in cases {
+        let rank = fin.len();
+        let mut order: Vec<usize> = (0..rank).collect();
+        if last {
+            order.remove(1);
+            order.push(1);
+        }
+        let src = Layout::dense_permuted(sdt, fin, &order);
+        let dst = Layout::dense_permuted(ddt, fout, &order);
+        let p = onednn_forward(Algorithm::Linear, &src, &dst);
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if let Strategy::Rows(g) = &plan.strategy {
+                tiled += g.w2.as_ref().is_some_and(|w| w.tiles.is_some()) as usize;
+            }
+            simd::with_isa(isa, || {
+                check_streamed(
+                    &plan,
+                    &mut rng,
+                    &src,
+                    &dst,
+                    &format!("{fin:?} -> {fout:?} {isa:?}"),
+                )
+            });
+        }
+    }
+    // Permute tables exist on AVX2, AVX-512 and NEON: every case but the base ISA's.
+    let vector_isas = isas.iter().filter(|&&i| i != simd::Isa::Base).count();
+    assert_eq!(tiled, cases.len() * vector_isas);
+}

@@ -78,6 +78,94 @@ impl PermTable {
 /// Row elements the permute kernel may read past the last tap (the second window load).
 pub(crate) const SLACK: usize = 32;
 
+/// A stretch of a long row: blocks `k0..k1` of a [`PermTable`] (and its tail when `tail`
+/// is set, rebased) read the blended row's columns `lo..lo + len` only. Tiles keep the
+/// blended window and the outputs in L1/L2 when a row is longer than a cache (1-D rows:
+/// nwc bf16 1x4 400000->900000 went through 6 MB and 14 MB row buffers).
+#[derive(Clone, Debug)]
+pub(crate) struct Tile {
+    pub k0: usize,
+    pub k1: usize,
+    pub lo: usize,
+    pub len: usize,
+    pub tail: Option<WTable>,
+}
+
+impl PermTable {
+    /// Tiles of about `per` outputs (whole blocks; the last one takes the tail).
+    pub(crate) fn tiles(&self, per: usize) -> Vec<Tile> {
+        let blocks = self.base.len();
+        let kper = (per / self.step).max(1);
+        let mut tiles = Vec::new();
+        let mut k0 = 0;
+        loop {
+            let k1 = blocks.min(k0 + kper);
+            let last = k1 == blocks;
+            let (mut lo, mut hi) = (usize::MAX, 0);
+            for &b in &self.base[k0..k1] {
+                (lo, hi) = (lo.min(b as usize), hi.max(b as usize + 2 * self.lanes));
+            }
+            if last {
+                for &i in self.tail.i0.iter().chain(&self.tail.i1) {
+                    (lo, hi) = (lo.min(i as usize), hi.max(i as usize + 1));
+                }
+            }
+            if lo == usize::MAX {
+                break;
+            }
+            let rebase = |v: &[u32]| v.iter().map(|&i| i - lo as u32).collect();
+            tiles.push(Tile {
+                k0,
+                k1,
+                lo,
+                len: hi - lo,
+                tail: last.then(|| WTable {
+                    i0: rebase(&self.tail.i0),
+                    i1: rebase(&self.tail.i1),
+                    w0: self.tail.w0.clone(),
+                    w1: self.tail.w1.clone(),
+                }),
+            });
+            if last {
+                break;
+            }
+            k0 = k1;
+        }
+        tiles
+    }
+}
+
+/// Tile `tl` of the W lerp: `win` holds the blended columns `tl.lo..tl.lo + tl.len` (those
+/// past the row's last column may hold anything: no output selects them), `out` the
+/// tile's outputs.
+pub(crate) unsafe fn lerp_tile(win: &[f32], t: &WTable, p: &PermTable, tl: &Tile, out: &mut [f32]) {
+    // SAFETY: the tile's windows lie in `win` (`len` covers every block's two vectors and
+    // the tail's columns, from `lo`); `out` holds the tile's outputs; the kernels run
+    // under the ISA the table was built for.
+    unsafe {
+        debug_assert!(win.len() >= tl.len);
+        let n = (tl.k1 - tl.k0) * p.step;
+        let (row, o) = (win.as_ptr(), out.as_mut_ptr());
+        #[cfg(target_arch = "x86_64")]
+        match (p.lanes, p.step) {
+            (16, 16) => avx512::<16>(row, t, p, o, tl.k0, tl.k1, tl.lo),
+            (16, _) => avx512::<8>(row, t, p, o, tl.k0, tl.k1, tl.lo),
+            (_, 8) => avx2(row, t, p, o, tl.k0, tl.k1, tl.lo),
+            _ => avx2_half(row, t, p, o, tl.k0, tl.k1, tl.lo),
+        }
+        #[cfg(target_arch = "aarch64")]
+        match p.step {
+            4 => neon::<4>(row, t, p, o, tl.k0, tl.k1, tl.lo),
+            _ => neon::<2>(row, t, p, o, tl.k0, tl.k1, tl.lo),
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        let _ = (row, o, t);
+        if let Some(tail) = &tl.tail {
+            simd::gather2(row, tail, &mut out[n..n + tail.i0.len()]);
+        }
+    }
+}
+
 /// The W lerp of `row` into `out` through `p` (built for `t`); `row` must hold
 /// [`SLACK`] readable elements after the last column `t` names.
 pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut [f32]) {
@@ -92,10 +180,10 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
         let full = {
             let full = p.base.len();
             match (p.lanes, p.step) {
-                (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), full),
-                (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), full),
-                (_, 8) => avx2(row, t, p, out.as_mut_ptr(), full),
-                _ => avx2_half(row, t, p, out.as_mut_ptr(), full),
+                (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), 0, full, 0),
+                (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), 0, full, 0),
+                (_, 8) => avx2(row, t, p, out.as_mut_ptr(), 0, full, 0),
+                _ => avx2_half(row, t, p, out.as_mut_ptr(), 0, full, 0),
             }
             full
         };
@@ -105,8 +193,8 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
             // `row` covers every column plus `SLACK`; `p` was built for `t` with 4 lanes,
             // `out` has `full * p.step` elements before the tail.
             match p.step {
-                4 => neon::<4>(row, t, p, out.as_mut_ptr(), full),
-                _ => neon::<2>(row, t, p, out.as_mut_ptr(), full),
+                4 => neon::<4>(row, t, p, out.as_mut_ptr(), 0, full, 0),
+                _ => neon::<2>(row, t, p, out.as_mut_ptr(), 0, full, 0),
             }
             full
         };
@@ -125,7 +213,9 @@ unsafe fn avx512<const STEP: usize>(
     t: &WTable,
     p: &PermTable,
     out: *mut f32,
-    blocks: usize,
+    k0: usize,
+    k1: usize,
+    bias: usize,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
@@ -140,9 +230,9 @@ unsafe fn avx512<const STEP: usize>(
                 _mm_loadl_epi64(v as *const __m128i)
             }
         };
-        for k in 0..blocks {
+        for k in k0..k1 {
             let j = k * STEP;
-            let w = row.add(p.base[k] as usize);
+            let w = row.add(p.base[k] as usize - bias);
             let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
             let q0 = _mm512_cvtepu8_epi32(idx(p.p0.as_ptr().add(j)));
             let q1 = _mm512_cvtepu8_epi32(idx(p.p1.as_ptr().add(j)));
@@ -151,23 +241,31 @@ unsafe fn avx512<const STEP: usize>(
             let w0 = _mm512_maskz_loadu_ps(mask, t.w0.as_ptr().add(j));
             let w1 = _mm512_maskz_loadu_ps(mask, t.w1.as_ptr().add(j));
             let r = _mm512_add_ps(_mm512_mul_ps(v0, w0), _mm512_mul_ps(v1, w1));
-            _mm512_mask_storeu_ps(out.add(j), mask, r);
+            _mm512_mask_storeu_ps(out.add(j - k0 * STEP), mask, r);
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn avx2(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks: usize) {
+unsafe fn avx2(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    out: *mut f32,
+    k0: usize,
+    k1: usize,
+    bias: usize,
+) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         use std::arch::x86_64::*;
         let seven = _mm256_set1_epi32(7);
-        for k in 0..blocks {
+        for k in k0..k1 {
             let j = k * 8;
-            let w = row.add(p.base[k] as usize);
+            let w = row.add(p.base[k] as usize - bias);
             let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
             // Indices 0..16 over two registers: permute both, pick by bit 3.
             macro_rules! pick {
@@ -184,7 +282,7 @@ unsafe fn avx2(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks
             let w0 = _mm256_loadu_ps(t.w0.as_ptr().add(j));
             let w1 = _mm256_loadu_ps(t.w1.as_ptr().add(j));
             let r = _mm256_add_ps(_mm256_mul_ps(v0, w0), _mm256_mul_ps(v1, w1));
-            _mm256_storeu_ps(out.add(j), r);
+            _mm256_storeu_ps(out.add(j - k0 * 8), r);
         }
     }
 }
@@ -192,16 +290,24 @@ unsafe fn avx2(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks
 /// AVX2 blocks of 4 outputs (windows up to 16 elements for strong downsampling).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn avx2_half(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, blocks: usize) {
+unsafe fn avx2_half(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    out: *mut f32,
+    k0: usize,
+    k1: usize,
+    bias: usize,
+) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         use std::arch::x86_64::*;
         let seven = _mm256_set1_epi32(7);
-        for k in 0..blocks {
+        for k in k0..k1 {
             let j = k * 4;
-            let w = row.add(p.base[k] as usize);
+            let w = row.add(p.base[k] as usize - bias);
             let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
             macro_rules! pick {
                 ($v:expr) => {{
@@ -219,7 +325,7 @@ unsafe fn avx2_half(row: *const f32, t: &WTable, p: &PermTable, out: *mut f32, b
             let w0 = _mm_loadu_ps(t.w0.as_ptr().add(j));
             let w1 = _mm_loadu_ps(t.w1.as_ptr().add(j));
             _mm_storeu_ps(
-                out.add(j),
+                out.add(j - k0 * 4),
                 _mm_add_ps(_mm_mul_ps(v0, w0), _mm_mul_ps(v1, w1)),
             );
         }
@@ -235,17 +341,20 @@ unsafe fn neon<const STEP: usize>(
     t: &WTable,
     p: &PermTable,
     out: *mut f32,
-    blocks: usize,
+    k0: usize,
+    k1: usize,
+    bias: usize,
 ) {
     use std::arch::aarch64::*;
     // Byte `b` of lane `l` comes from byte `4 * idx[l] + b` of the window.
     const SPREAD: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
     const BYTE: [u8; 16] = [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3];
-    // SAFETY: NEON is baseline on aarch64. Block `k` reads the window `row + base[k] .. + 8`
-    // (inside the row or its `SLACK`: `base[k]` is a column `t` names), `STEP` index bytes
-    // and weights at `j = k * STEP < blocks * STEP` (their lengths), and writes `STEP`
-    // outputs at `out + j`, inside the caller's `blocks * STEP`; `tbl` indices are `< 32`
-    // (window offsets `< 8`, checked when the table was built).
+    // SAFETY: NEON is baseline on aarch64. Block `k` reads the window `row + base[k] - bias
+    // .. + 8` (inside the row or its `SLACK`: `base[k]` is a column `t` names, `row` starts
+    // at column `bias`), `STEP` index bytes and weights at `j = k * STEP < k1 * STEP` (their
+    // lengths), and writes `STEP` outputs at `out + j - k0 * STEP`, inside the caller's
+    // `(k1 - k0) * STEP`; `tbl` indices are `< 32` (window offsets `< 8`, checked when the
+    // table was built).
     unsafe {
         let (spread, byte) = (vld1q_u8(SPREAD.as_ptr()), vld1q_u8(BYTE.as_ptr()));
         let index = |v: *const u8| {
@@ -264,19 +373,20 @@ unsafe fn neon<const STEP: usize>(
                 vcombine_f32(h, h)
             }
         };
-        for k in 0..blocks {
+        for k in k0..k1 {
             let j = k * STEP;
-            let w = row.add(p.base[k] as usize) as *const u8;
+            let w = row.add(p.base[k] as usize - bias) as *const u8;
             let win = uint8x16x2_t(vld1q_u8(w), vld1q_u8(w.add(16)));
             let v0 = vreinterpretq_f32_u8(vqtbl2q_u8(win, index(p.p0.as_ptr().add(j))));
             let v1 = vreinterpretq_f32_u8(vqtbl2q_u8(win, index(p.p1.as_ptr().add(j))));
             let w0 = weights(t.w0.as_ptr().add(j));
             let w1 = weights(t.w1.as_ptr().add(j));
             let r = vaddq_f32(vmulq_f32(v0, w0), vmulq_f32(v1, w1));
+            let o = out.add(j - k0 * STEP);
             if STEP == 4 {
-                vst1q_f32(out.add(j), r);
+                vst1q_f32(o, r);
             } else {
-                vst1_f32(out.add(j), vget_low_f32(r));
+                vst1_f32(o, vget_low_f32(r));
             }
         }
     }

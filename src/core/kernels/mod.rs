@@ -254,7 +254,12 @@ pub(crate) struct WTable {
 pub(crate) struct W2 {
     pub t: WTable,
     pub perm: Option<hlerp::PermTable>,
+    /// Rows longer than [`ROW_TILE`] elements (small linear, no post-ops) go tile by tile.
+    pub tiles: Option<Vec<hlerp::Tile>>,
 }
+
+/// Outputs per tile of a long row (see [`hlerp::Tile`]).
+const ROW_TILE: usize = 8192;
 
 fn is_small(p: &Problem, t: &Tables) -> bool {
     t.resampled.len() <= 3
@@ -421,9 +426,15 @@ pub(crate) fn fwd_row_geom(
             w0: taps.wt.iter().step_by(2).copied().collect(),
             w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
         })
-        .map(|t| W2 {
-            perm: hlerp::PermTable::new(&t),
-            t,
+        .map(|t| {
+            let perm = hlerp::PermTable::new(&t);
+            let tiles = perm
+                .as_ref()
+                .filter(|_| {
+                    o_n > ROW_TILE && small && p.alg == Algorithm::Linear && p.post_ops.is_empty()
+                })
+                .map(|pt| pt.tiles(ROW_TILE));
+            W2 { perm, t, tiles }
         });
     // Integer nearest upsampling repeats whole pixels (in units of pixels).
     let pix = t.fwd[w].as_ref().unwrap();
@@ -1109,12 +1120,23 @@ pub(crate) unsafe fn rows(
         let mut scratch = Vec::new();
         let raw = p.raw_nearest();
         // Raw copies use no row buffers (and a long row's would cost a calloc's memset).
-        let (nrow, nout) = match raw {
-            Some(_) => (0, 0),
-            None => (
-                g.range.map_or(0, |(lo, hi)| hi + 1 - lo) + hlerp::SLACK,
-                g.out_w,
-            ),
+        let ncols = g.range.map_or(0, |(lo, hi)| hi + 1 - lo);
+        let tiles = match &g.w2 {
+            Some(W2 {
+                t: w2,
+                perm: Some(pt),
+                tiles: Some(tiles),
+            }) if g.range.is_some() => Some((w2, pt, tiles)),
+            _ => None,
+        };
+        let (nrow, nout) = match (raw, tiles) {
+            (Some(_), _) => (0, 0),
+            // A tile's window and outputs.
+            (None, Some((_, pt, tiles))) => tiles.iter().fold((0, 0), |(r, o), tl| {
+                let n = (tl.k1 - tl.k0) * pt.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
+                (r.max(tl.len), o.max(n))
+            }),
+            (None, None) => (ncols + hlerp::SLACK, g.out_w),
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
         let mut out = AlignedBuf::<f32>::zeroed(nout);
@@ -1257,6 +1279,34 @@ pub(crate) unsafe fn rows(
                         }
                     }
                 }
+                if let (Some((w2, pt, tiles)), Some((lo, _))) = (tiles, g.range) {
+                    // A long row tile by tile: blend the tile's window, lerp, store.
+                    for tl in tiles {
+                        let offs = sc.offs.map(|o| o + lo + tl.lo);
+                        let n = tl.len.min(ncols - tl.lo);
+                        simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..n]);
+                        let e0 = tl.k0 * pt.step;
+                        let m =
+                            (tl.k1 - tl.k0) * pt.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
+                        if direct {
+                            // SAFETY: the tile's dst elements, written by this run only.
+                            let o = std::slice::from_raw_parts_mut(
+                                (b.dst as *mut f32).add(doff + e0),
+                                m,
+                            );
+                            hlerp::lerp_tile(&row, w2, pt, tl, o);
+                        } else {
+                            hlerp::lerp_tile(&row, w2, pt, tl, &mut out[..m]);
+                            let dp = b.dst.add((doff + e0) * dsz);
+                            if stream {
+                                simd::store_contiguous_nt(d.dtype, p.numerics, &out[..m], dp);
+                            } else {
+                                simd::store_contiguous(d.dtype, p.numerics, &out[..m], dp);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
                 let out: &mut [f32] = if direct {
                     std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
@@ -1276,6 +1326,7 @@ pub(crate) unsafe fn rows(
                         Some(W2 {
                             t: w2,
                             perm: Some(pt),
+                            ..
                         }) => {
                             // The permutes read whole vectors: from the row buffer (with slack).
                             simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
