@@ -233,6 +233,14 @@ fn plane_row_limit(repeat: bool, dsz: usize) -> usize {
 }
 
 impl RowGeom {
+    /// Tiles per row (1 when rows are not tiled).
+    pub fn tiles_per_row(&self) -> usize {
+        self.w2
+            .as_ref()
+            .and_then(|w| w.tiles.as_ref())
+            .map_or(1, |t| t.len().max(1))
+    }
+
     /// The flattened row's tap table.
     pub fn wtaps<'a>(&'a self, t: &'a Tables) -> &'a FwdTaps {
         self.wx
@@ -1091,8 +1099,10 @@ unsafe fn bwd_lanes(
     }
 }
 
-/// The `rows` kernel (forward) over output rows `start..end` (`g.runs * g.rows_per_run` in
-/// all: planes split into rows, so one plane keeps every thread busy).
+/// The `rows` kernel (forward) over work items `start..end`: output rows
+/// (`g.runs * g.rows_per_run` in all: planes split into rows, so one plane keeps every
+/// thread busy), or with `nt` > 1 (the tiles per row), tiles: item `i` is tile `i % nt` of
+/// row `i / nt`, so one long row keeps every thread busy too.
 pub(crate) unsafe fn rows(
     p: &Problem,
     t: &Tables,
@@ -1100,6 +1110,7 @@ pub(crate) unsafe fn rows(
     b: Bufs<'_>,
     start: usize,
     end: usize,
+    nt: usize,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
@@ -1111,6 +1122,9 @@ pub(crate) unsafe fn rows(
         let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
         let wt = g.wtaps(t);
         let nc = g.lane.map_or(1, |l| l.1);
+        debug_assert!(nt == 1 || nt == g.tiles_per_row());
+        let (start_item, end_item) = (start, end);
+        let (start, end) = (start / nt, end.div_ceil(nt));
         let others = AxisList::of(t.resampled.iter().copied().filter(|&a| a != w));
         // A run is a whole plane: the axis before W (if any) is walked inside it.
         let h = g.plane_h;
@@ -1125,8 +1139,8 @@ pub(crate) unsafe fn rows(
             Some(W2 {
                 t: w2,
                 perm: Some(pt),
-                tiles: Some(tiles),
-            }) if g.range.is_some() => Some((w2, pt, tiles)),
+                tiles: Some(all),
+            }) if g.range.is_some() => Some((w2, pt, all)),
             _ => None,
         };
         let (nrow, nout) = match (raw, tiles) {
@@ -1280,8 +1294,14 @@ pub(crate) unsafe fn rows(
                     }
                 }
                 if let (Some((w2, pt, tiles)), Some((lo, _))) = (tiles, g.range) {
-                    // A long row tile by tile: blend the tile's window, lerp, store.
-                    for tl in tiles {
+                    // A long row tile by tile: blend the tile's window, lerp, store; this
+                    // call's tiles of the row only.
+                    let first = (plane * oh_n1 + oh) * nt;
+                    let mine = match nt {
+                        1 => 0..tiles.len(),
+                        _ => start_item.saturating_sub(first)..(end_item - first).min(nt),
+                    };
+                    for tl in &tiles[mine] {
                         let offs = sc.offs.map(|o| o + lo + tl.lo);
                         let n = tl.len.min(ncols - tl.lo);
                         simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..n]);
