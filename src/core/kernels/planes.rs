@@ -36,7 +36,7 @@ pub(crate) struct PlaneGeom {
     iw: usize,
     ow: usize,
     /// W level per output column: output `o < ow` of a row = b[c[o]] * p[o] + b[e[o]] * q[o]
-    /// over the blended row `b`; zero-padded to at least 16 entries (one AVX-512 vector).
+    /// over the blended row `b`; zero-padded to at least 32 entries (two AVX-512 vectors).
     c: Vec<u32>,
     e: Vec<u32>,
     p: Vec<f32>,
@@ -101,7 +101,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     let lo = *fw.idx.iter().min()? as usize;
     let hi = *fw.idx.iter().max()? as usize;
     let iw = hi + 1 - lo;
-    if oh * ow > MAX_PLANE || oh * iw > MAX_PLANE || ow > MAX_ROW {
+    // Rows of 17..32 outputs from at most 32 columns: two output vectors of the AVX-512
+    // permute kernel, and the AVX2 loop, still beat the rows kernel's per-row setup (us,
+    // 1 thread, rows -> planes, AVX-512 / AVX2): nchw u8 2x17 21x11->7x22 13.9 -> 2.5 /
+    // 13.5 -> 6.5 (oneDNN 14.0 / 14.3), f32 8x32 10x10->20x20 157 -> 17.8 / 153 -> 94,
+    // f32 4x16 40x30->20x30 50.8 -> 5.9 / 45.6 -> 36.8.
+    let max_row = match simd::isa() {
+        simd::Isa::Avx512 | simd::Isa::Avx2 if iw <= 32 => 2 * MAX_ROW,
+        _ => MAX_ROW,
+    };
+    if oh * ow > MAX_PLANE || oh * iw > MAX_PLANE || ow > max_row {
         return None;
     }
     let sh = s.strides[h];
@@ -115,7 +124,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
             _ => Some((off(r)?, off(r)?, 1.0, 0.0)),
         })
         .collect::<Option<Vec<_>>>()?;
-    let padded = ow.max(16);
+    let padded = ow.max(32);
     let cols = |k: usize| {
         (0..padded)
             .map(|o| {
@@ -202,13 +211,18 @@ unsafe fn plane_avx512_permute(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
         use std::arch::x86_64::*;
         let (iw, ow) = (g.iw, g.ow);
         let mask = |n: usize| -> __mmask16 { ((1u32 << n.min(16)) - 1) as __mmask16 };
-        let (m0, m1, mo) = (mask(iw), mask(iw.saturating_sub(16)), mask(ow));
-        // The column tables hold at least 16 entries (zero-padded at plan time).
-        let (c, e) = (
-            _mm512_loadu_si512(g.c.as_ptr() as *const _),
-            _mm512_loadu_si512(g.e.as_ptr() as *const _),
-        );
-        let (p, q) = (_mm512_loadu_ps(g.p.as_ptr()), _mm512_loadu_ps(g.q.as_ptr()));
+        let (m0, m1) = (mask(iw), mask(iw.saturating_sub(16)));
+        let (mo, mo2) = (mask(ow), mask(ow.saturating_sub(16)));
+        // The column tables hold at least 32 entries (zero-padded at plan time).
+        let tab = |k: usize| {
+            (
+                _mm512_loadu_si512(g.c.as_ptr().add(k) as *const _),
+                _mm512_loadu_si512(g.e.as_ptr().add(k) as *const _),
+                _mm512_loadu_ps(g.p.as_ptr().add(k)),
+                _mm512_loadu_ps(g.q.as_ptr().add(k)),
+            )
+        };
+        let ((c, e, p, q), (c2, e2, p2, q2)) = (tab(0), tab(16));
         for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
             let (s0, s1) = (src.add(a0 as usize), src.add(a1 as usize));
             let (u, v) = (_mm512_set1_ps(u), _mm512_set1_ps(v));
@@ -226,6 +240,12 @@ unsafe fn plane_avx512_permute(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
             let x1 = _mm512_permutex2var_ps(lo, e, hi);
             let val = _mm512_add_ps(_mm512_mul_ps(x0, p), _mm512_mul_ps(x1, q));
             _mm512_mask_storeu_ps(dst.add(r * ow), mo, val);
+            if ow > 16 {
+                let x0 = _mm512_permutex2var_ps(lo, c2, hi);
+                let x1 = _mm512_permutex2var_ps(lo, e2, hi);
+                let val = _mm512_add_ps(_mm512_mul_ps(x0, p2), _mm512_mul_ps(x1, q2));
+                _mm512_mask_storeu_ps(dst.add(r * ow + 16), mo2, val);
+            }
         }
     }
 }
