@@ -36,7 +36,7 @@ pub(crate) struct PlaneGeom {
     iw: usize,
     ow: usize,
     /// W level per output column: output `o < ow` of a row = b[c[o]] * p[o] + b[e[o]] * q[o]
-    /// over the blended row `b`; zero-padded to at least 32 entries (two AVX-512 vectors).
+    /// over the blended row `b`; zero-padded to at least 64 entries (four AVX-512 vectors).
     c: Vec<u32>,
     e: Vec<u32>,
     p: Vec<f32>,
@@ -106,8 +106,12 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     // 1 thread, rows -> planes, AVX-512 / AVX2): nchw u8 2x17 21x11->7x22 13.9 -> 2.5 /
     // 13.5 -> 6.5 (oneDNN 14.0 / 14.3), f32 8x32 10x10->20x20 157 -> 17.8 / 153 -> 94,
     // f32 4x16 40x30->20x30 50.8 -> 5.9 / 45.6 -> 36.8.
+    // AVX-512 takes rows up to 64 outputs (four vectors): f32 8x64 28x28->56x56 1.79 ->
+    // 0.18 ms, u8 4x32 16x16->48x48 447 -> 58 us, f32 4x32 32x32->64x64 364 -> 50 us
+    // (oneDNN 3.6 ms, 0.78, 0.82).
     let max_row = match simd::isa() {
-        simd::Isa::Avx512 | simd::Isa::Avx2 if iw <= 32 => 2 * MAX_ROW,
+        simd::Isa::Avx512 if iw <= 32 => 4 * MAX_ROW,
+        simd::Isa::Avx2 if iw <= 32 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
     if oh * ow > MAX_PLANE || oh * iw > MAX_PLANE || ow > max_row {
@@ -124,7 +128,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
             _ => Some((off(r)?, off(r)?, 1.0, 0.0)),
         })
         .collect::<Option<Vec<_>>>()?;
-    let padded = ow.max(32);
+    let padded = ow.max(64);
     let cols = |k: usize| {
         (0..padded)
             .map(|o| {
@@ -203,26 +207,27 @@ unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f
 /// nchw f32 1x256 14x10->5x3 22 us, oneDNN 9.8).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn plane_avx512_permute(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
+unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
     // SAFETY: AVX-512F was detected by the caller; loads touch only the `iw` columns of each
     // source row and stores only the row's `ow` outputs (masked-off lanes are neither read
-    // nor written); the permutation indices are below `iw`.
+    // nor written); the permutation indices are below `iw`; `ow <= 16 * NV`.
     unsafe {
         use std::arch::x86_64::*;
         let (iw, ow) = (g.iw, g.ow);
         let mask = |n: usize| -> __mmask16 { ((1u32 << n.min(16)) - 1) as __mmask16 };
         let (m0, m1) = (mask(iw), mask(iw.saturating_sub(16)));
-        let (mo, mo2) = (mask(ow), mask(ow.saturating_sub(16)));
-        // The column tables hold at least 32 entries (zero-padded at plan time).
-        let tab = |k: usize| {
+        // Per output vector: its store mask and tables (zero-padded to 64 entries at plan
+        // time).
+        let vecs: [_; NV] = std::array::from_fn(|k| {
+            let j = 16 * k;
             (
-                _mm512_loadu_si512(g.c.as_ptr().add(k) as *const _),
-                _mm512_loadu_si512(g.e.as_ptr().add(k) as *const _),
-                _mm512_loadu_ps(g.p.as_ptr().add(k)),
-                _mm512_loadu_ps(g.q.as_ptr().add(k)),
+                mask(ow.saturating_sub(j)),
+                _mm512_loadu_si512(g.c.as_ptr().add(j) as *const _),
+                _mm512_loadu_si512(g.e.as_ptr().add(j) as *const _),
+                _mm512_loadu_ps(g.p.as_ptr().add(j)),
+                _mm512_loadu_ps(g.q.as_ptr().add(j)),
             )
-        };
-        let ((c, e, p, q), (c2, e2, p2, q2)) = (tab(0), tab(16));
+        });
         for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
             let (s0, s1) = (src.add(a0 as usize), src.add(a1 as usize));
             let (u, v) = (_mm512_set1_ps(u), _mm512_set1_ps(v));
@@ -236,15 +241,14 @@ unsafe fn plane_avx512_permute(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
             };
             let lo = blend(m0, 0);
             let hi = if iw > 16 { blend(m1, 16) } else { lo };
-            let x0 = _mm512_permutex2var_ps(lo, c, hi);
-            let x1 = _mm512_permutex2var_ps(lo, e, hi);
-            let val = _mm512_add_ps(_mm512_mul_ps(x0, p), _mm512_mul_ps(x1, q));
-            _mm512_mask_storeu_ps(dst.add(r * ow), mo, val);
-            if ow > 16 {
-                let x0 = _mm512_permutex2var_ps(lo, c2, hi);
-                let x1 = _mm512_permutex2var_ps(lo, e2, hi);
-                let val = _mm512_add_ps(_mm512_mul_ps(x0, p2), _mm512_mul_ps(x1, q2));
-                _mm512_mask_storeu_ps(dst.add(r * ow + 16), mo2, val);
+            for (k, &(mo, c, e, p, q)) in vecs.iter().enumerate() {
+                if k > 0 && ow <= 16 * k {
+                    break;
+                }
+                let x0 = _mm512_permutex2var_ps(lo, c, hi);
+                let x1 = _mm512_permutex2var_ps(lo, e, hi);
+                let val = _mm512_add_ps(_mm512_mul_ps(x0, p), _mm512_mul_ps(x1, q));
+                _mm512_mask_storeu_ps(dst.add(r * ow + 16 * k), mo, val);
             }
         }
     }
@@ -263,7 +267,11 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
         }
         match simd::isa() {
             #[cfg(target_arch = "x86_64")]
-            simd::Isa::Avx512 if g.iw <= 32 => plane_avx512_permute(src, dst, g),
+            simd::Isa::Avx512 if g.iw <= 32 => match g.ow {
+                0..=16 => plane_avx512_permute::<1>(src, dst, g),
+                17..=32 => plane_avx512_permute::<2>(src, dst, g),
+                _ => plane_avx512_permute::<4>(src, dst, g),
+            },
             simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf),
             simd::Isa::Base | simd::Isa::Neon => plane_body(src, dst, g, buf),
         }
