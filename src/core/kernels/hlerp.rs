@@ -145,23 +145,9 @@ pub(crate) unsafe fn lerp_tile(win: &[f32], t: &WTable, p: &PermTable, tl: &Tile
     unsafe {
         debug_assert!(win.len() >= tl.len);
         let n = (tl.k1 - tl.k0) * p.step;
-        let (row, o) = (win.as_ptr(), out.as_mut_ptr());
-        #[cfg(target_arch = "x86_64")]
-        match (p.lanes, p.step) {
-            (16, 16) => avx512::<16>(row, t, p, o, tl.k0, tl.k1, tl.lo),
-            (16, _) => avx512::<8>(row, t, p, o, tl.k0, tl.k1, tl.lo),
-            (_, 8) => avx2(row, t, p, o, tl.k0, tl.k1, tl.lo),
-            _ => avx2_half(row, t, p, o, tl.k0, tl.k1, tl.lo),
-        }
-        #[cfg(target_arch = "aarch64")]
-        match p.step {
-            4 => neon::<4>(row, t, p, o, tl.k0, tl.k1, tl.lo),
-            _ => neon::<2>(row, t, p, o, tl.k0, tl.k1, tl.lo),
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        let _ = (row, o, t);
+        blocks(win.as_ptr(), t, p, out.as_mut_ptr(), tl.k0, tl.k1, tl.lo);
         if let Some(tail) = &tl.tail {
-            simd::gather2(row, tail, &mut out[n..n + tail.i0.len()]);
+            simd::gather2(win.as_ptr(), tail, &mut out[n..n + tail.i0.len()]);
         }
     }
 }
@@ -176,32 +162,40 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
         let n = out.len().min(t.i0.len());
         // Built only where the full blocks and the tail cover the row exactly.
         debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
-        #[cfg(target_arch = "x86_64")]
-        let full = {
-            let full = p.base.len();
-            match (p.lanes, p.step) {
-                (16, 16) => avx512::<16>(row, t, p, out.as_mut_ptr(), 0, full, 0),
-                (16, _) => avx512::<8>(row, t, p, out.as_mut_ptr(), 0, full, 0),
-                (_, 8) => avx2(row, t, p, out.as_mut_ptr(), 0, full, 0),
-                _ => avx2_half(row, t, p, out.as_mut_ptr(), 0, full, 0),
-            }
-            full
-        };
-        #[cfg(target_arch = "aarch64")]
-        let full = {
-            let full = p.base.len();
-            // `row` covers every column plus `SLACK`; `p` was built for `t` with 4 lanes,
-            // `out` has `full * p.step` elements before the tail.
-            match p.step {
-                4 => neon::<4>(row, t, p, out.as_mut_ptr(), 0, full, 0),
-                _ => neon::<2>(row, t, p, out.as_mut_ptr(), 0, full, 0),
-            }
-            full
-        };
-        // Permute tables are built on x86-64 and aarch64 only; elsewhere the tail is the whole row.
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        let full = 0;
+        let full = p.base.len();
+        blocks(row, t, p, out.as_mut_ptr(), 0, full, 0);
         simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
+    }
+}
+
+/// Blocks `k0..k1` of `p` on this CPU's vectors into `out` (from block `k0`'s first
+/// output); `row` holds the blended row from column `bias`. Permute tables are built on
+/// x86-64 and aarch64 only (elsewhere there are no blocks: the tail is the whole row).
+#[allow(unused_variables)]
+unsafe fn blocks(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    out: *mut f32,
+    k0: usize,
+    k1: usize,
+    bias: usize,
+) {
+    // SAFETY: the caller's contract: every block's window lies in `row`, `out` holds the
+    // blocks' outputs, and `p` was built for this CPU's vectors.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match (p.lanes, p.step) {
+            (16, 16) => avx512::<16>(row, t, p, out, k0, k1, bias),
+            (16, _) => avx512::<8>(row, t, p, out, k0, k1, bias),
+            (_, 8) => avx2(row, t, p, out, k0, k1, bias),
+            _ => avx2_half(row, t, p, out, k0, k1, bias),
+        }
+        #[cfg(target_arch = "aarch64")]
+        match p.step {
+            4 => neon::<4>(row, t, p, out, k0, k1, bias),
+            _ => neon::<2>(row, t, p, out, k0, k1, bias),
+        }
     }
 }
 
