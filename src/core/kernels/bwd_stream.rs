@@ -337,12 +337,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             segs,
             nweights,
             flat,
-            chunk: d.dims[w],
+            chunk: d.dims[w].max(1),
         });
     }
+    // At least 1 (empty axes and lanes are valid problems).
     let chunk = match &lane {
-        Some(l) => (CHUNK / l.block).max(1),
-        None => d.dims[w],
+        Some(l) => (CHUNK / l.block.max(1)).max(1),
+        None => d.dims[w].max(1),
     };
     let runs = (0..rank)
         .filter(|&a| a != w && lane.as_ref().is_none_or(|l| l.c != a))
