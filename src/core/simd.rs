@@ -1533,12 +1533,22 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
             if let (DataType::U8 | DataType::S8, Some(q)) =
                 (dt, super::dtype::IntStore::new(dt, numerics))
             {
-                let n = vals.len() / 32 * 32;
                 let signed = dt == DataType::S8;
-                if nt {
-                    store_int8_avx2::<true>(&vals[..n], dst, q, signed);
-                } else {
-                    store_int8_avx2::<false>(&vals[..n], dst, q, signed);
+                // AVX-512 (BW for the 512-bit packs) takes every value, its tail masked.
+                if isa() == Isa::Avx512 && avx512bw() {
+                    return match (nt, q.nan == q.lo) {
+                        (true, true) => store_int8_avx512::<true, true>(vals, dst, q, signed),
+                        (true, false) => store_int8_avx512::<true, false>(vals, dst, q, signed),
+                        (false, true) => store_int8_avx512::<false, true>(vals, dst, q, signed),
+                        (false, false) => store_int8_avx512::<false, false>(vals, dst, q, signed),
+                    };
+                }
+                let n = vals.len() / 32 * 32;
+                match (nt, q.nan == q.lo) {
+                    (true, true) => store_int8_avx2::<true, true>(&vals[..n], dst, q, signed),
+                    (true, false) => store_int8_avx2::<true, false>(&vals[..n], dst, q, signed),
+                    (false, true) => store_int8_avx2::<false, true>(&vals[..n], dst, q, signed),
+                    (false, false) => store_int8_avx2::<false, false>(&vals[..n], dst, q, signed),
                 }
                 // The tail through one padded vector: the scalar rule costs a branchy
                 // conversion per value, which was most of a tiny plane's time (nchw u8
@@ -1547,7 +1557,7 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
                 if !rest.is_empty() {
                     let (mut v, mut b) = ([0f32; 32], [0u8; 32]);
                     v[..rest.len()].copy_from_slice(rest);
-                    store_int8_avx2::<false>(&v, b.as_mut_ptr(), q, signed);
+                    store_int8_avx2::<false, false>(&v, b.as_mut_ptr(), q, signed);
                     std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(n), rest.len());
                 }
                 return;
@@ -1581,11 +1591,12 @@ unsafe fn store_converted(dt: DataType, numerics: Numerics, vals: &[f32], dst: *
 
 /// `IntStore::apply` to s8/u8 for 32 values at a time (`vals.len()` a multiple of 32): NaN
 /// to `q.nan`, clamp to `[q.lo, q.hi]`, round half to even, narrow with packs (exact, the
-/// values are in range by then) — the auto-vectorised loop narrowed byte by byte. `NT`
+/// values are in range by then) — the auto-vectorised loop narrowed byte by byte. `NANLO`:
+/// NaN stores as `q.lo`, see [`store_int8_avx512`]. `NT`
 /// streams the 32-byte aligned stores.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn store_int8_avx2<const NT: bool>(
+unsafe fn store_int8_avx2<const NT: bool, const NANLO: bool>(
     vals: &[f32],
     dst: *mut u8,
     q: super::dtype::IntStore,
@@ -1596,9 +1607,18 @@ unsafe fn store_int8_avx2<const NT: bool>(
     unsafe {
         use std::arch::x86_64::*;
         let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let (lo, hi) = (_mm256_set1_ps(q.lo), _mm256_set1_ps(q.hi));
         macro_rules! conv {
             ($p:expr) => {
-                vectors::x86::int_avx2(_mm256_loadu_ps($p), q)
+                if NANLO {
+                    // NaN to `q.lo` by `vmaxps` itself (see `store_int8_avx512`).
+                    let v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps($p), lo), hi);
+                    _mm256_cvttps_epi32(_mm256_round_ps::<
+                        { _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC },
+                    >(v))
+                } else {
+                    vectors::x86::int_avx2(_mm256_loadu_ps($p), q)
+                }
             };
         }
         for k in (0..vals.len()).step_by(32) {
@@ -1616,6 +1636,76 @@ unsafe fn store_int8_avx2<const NT: bool>(
             } else {
                 _mm256_storeu_si256(dst.add(k) as *mut __m256i, b);
             }
+        }
+    }
+}
+
+/// [`store_int8_avx2`] 64 values at a time with 512-bit vectors, the last 1..63 through
+/// masked loads and a masked store (a padded stack copy stalled on store forwarding),
+/// rounding in the conversion itself (embedded round-to-nearest-even). `NANLO`:
+/// NaN stores as `q.lo` (u8: 0), which `max(v, lo)` already gives — `vmaxps` returns its
+/// second operand when either is NaN — so the NaN select is left out. `NT` streams the
+/// 64-byte aligned stores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn store_int8_avx512<const NT: bool, const NANLO: bool>(
+    vals: &[f32],
+    dst: *mut u8,
+    q: super::dtype::IntStore,
+    signed: bool,
+) {
+    // SAFETY: AVX-512F/BW were detected by the caller; reads `vals[k..k + 64]` with
+    // `k + 64 <= vals.len()` and writes 64 bytes at `dst + k`; the tail's loads and store
+    // are masked to the `vals.len() - k` elements left (masked-off lanes do not fault).
+    unsafe {
+        use std::arch::x86_64::*;
+        const RNE: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        let (lo, hi, nan) = (
+            _mm512_set1_ps(q.lo),
+            _mm512_set1_ps(q.hi),
+            _mm512_set1_ps(q.nan),
+        );
+        // The packs work within 128-bit lanes: dword j of the result holds bytes 4j..4j+3
+        // of lane j % 4 of inputs a, b, c, d in turn; this puts them back in order.
+        let order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+        let conv = |v: __m512| {
+            let v = if NANLO {
+                _mm512_max_ps(v, lo)
+            } else {
+                let v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_ORD_Q>(v, v), nan, v);
+                _mm512_max_ps(v, lo)
+            };
+            _mm512_cvt_roundps_epi32::<RNE>(_mm512_min_ps(v, hi))
+        };
+        let bytes = |a, b, c, d| {
+            let (ab, cd) = (_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
+            let b = if signed {
+                _mm512_packs_epi16(ab, cd)
+            } else {
+                _mm512_packus_epi16(ab, cd)
+            };
+            _mm512_permutexvar_epi32(order, b)
+        };
+        let n = vals.len() / 64 * 64;
+        for k in (0..n).step_by(64) {
+            let p = vals.as_ptr().add(k);
+            let ld = |i: usize| conv(_mm512_loadu_ps(p.add(16 * i)));
+            let b = bytes(ld(0), ld(1), ld(2), ld(3));
+            if NT && (dst.add(k) as usize).is_multiple_of(64) {
+                _mm512_stream_si512(dst.add(k) as *mut __m512i, b);
+            } else {
+                _mm512_storeu_si512(dst.add(k) as *mut __m512i, b);
+            }
+        }
+        let rest = vals.len() - n;
+        if rest > 0 {
+            let p = vals.as_ptr().add(n);
+            let ld = |i: usize| {
+                let m = ((1u32 << rest.saturating_sub(16 * i).min(16)) - 1) as __mmask16;
+                conv(_mm512_maskz_loadu_ps(m, p.add(16 * i)))
+            };
+            let b = bytes(ld(0), ld(1), ld(2), ld(3));
+            _mm512_mask_storeu_epi8(dst.add(n) as *mut i8, (1u64 << rest) - 1, b);
         }
     }
 }
