@@ -1238,10 +1238,18 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize>(
                 _mm512_storeu_si512(d.add(bytes - 64) as *mut _, v);
             }
             if half {
-                for at in [0, bytes - 32] {
+                let ld32 = |at: usize| {
                     let v = _mm256_loadu_si256(s.add(at) as *const __m256i);
-                    let v = if FIX { bf16_fix_avx2(v) } else { v };
-                    _mm256_storeu_si256(d.add(at) as *mut __m256i, v);
+                    if FIX {
+                        bf16_fix_avx2(v)
+                    } else {
+                        v
+                    }
+                };
+                let (a, b) = (ld32(0), ld32(bytes - 32));
+                _mm256_storeu_si256(d as *mut __m256i, a);
+                if bytes > 32 {
+                    _mm256_storeu_si256(d.add(bytes - 32) as *mut __m256i, b);
                 }
             }
             if rem != 0 {
