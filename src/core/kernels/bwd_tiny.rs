@@ -13,6 +13,7 @@
 
 use super::super::dtype::{bf16_to_f32, store_f32, DataType};
 use super::super::reference::{odometer, Bufs, Tables};
+use super::super::simd;
 use super::super::{Algorithm, Direction, Problem, MAX_RANK};
 use super::Runs;
 
@@ -57,6 +58,9 @@ pub(crate) struct TinyGeom {
     pub tw: Vec<[f32; 3]>,
     /// Weights per term: the resampled axes (linear), 0 (nearest).
     pub m: usize,
+    /// bf16 diff_dst with strided lanes (there are no 16-bit gathers): each chunk's
+    /// diff_dst span is converted to f32 first and gathered from there.
+    pub convert: bool,
     /// Groups of at most [`GROUP`] elements per image: runs are (group, chunk, other axes).
     pub groups: usize,
     pub runs: usize,
@@ -130,7 +134,21 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         // bf16: no 16-bit gathers, so strided lanes stay with the per-image kernels; beyond
         // tiny images only blocked ones gain (nhwc bf16 2x32 32x32 <- 64x64 linear: 85 us
         // here, 71 bwd_stream; nChw16c: 84 here, 114 there).
-        if s.dtype == DataType::Bf16 && !(contiguous && (tiny || s.blocks[c] > 1)) {
+        // bf16 with strided lanes is converted chunk by chunk (see `convert`) and then
+        // takes the f32 rule below, unless diff_src is more than twice diff_dst: its
+        // strided lanes are stored one by one, which the per-image kernels avoid. nchw
+        // bf16, 1 thread, us (here, before): 1x512 1x1x2 <- 2x2x1 nearest 3.0, 33 (PyTorch
+        // 22); 4x16 12x10 <- 4x21 13.5, 28 (14); 4x32 4^3 <- 8^3 linear 216, 481; 4x64 6x6
+        // <- 12x12 linear 70, 107; 6x6 <- 12x12 nearest 29, 35; but 8x8 <- 4x4 nearest 25,
+        // 14; 16x16 <- 8x8 linear 62, 43; nearest with larger diff_dst images: 8x8 <- 16x16
+        // 52, 44 (the plane walk sums them cheaply).
+        if s.dtype == DataType::Bf16
+            && if contiguous {
+                !(tiny || s.blocks[c] > 1)
+            } else {
+                n_src > 2 * n_dd || (nearest && n_dd > 160)
+            }
+        {
             continue;
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
@@ -165,6 +183,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             toff: Vec::new(),
             tw: Vec::new(),
             m: if nearest { 0 } else { ra.len() },
+            convert: s.dtype == DataType::Bf16 && !contiguous,
             groups: 1,
             runs,
         };
@@ -249,6 +268,13 @@ pub(crate) unsafe fn run(
         ov.push((g.c, g.nchunk, g.chunk_dst, g.chunk_src));
         let mut runs = Runs::new(p, t, &ov, start / g.groups);
         let ssz = p.src.dtype.size();
+        // A converted chunk's diff_dst: lanes `l * lane_src` past every term's offset.
+        let reach = g.toff.iter().copied().max().unwrap_or(0) as usize + 1;
+        let mut conv = super::super::aligned::AlignedBuf::<f32>::zeroed(if g.convert {
+            (g.v - 1) * g.lane_src + reach
+        } else {
+            0
+        });
         // f32 sums with contiguous lanes go straight into diff_src; the rest through scratch.
         let direct = p.dst.dtype == DataType::F32 && g.lane_dst == 1;
         let mut scratch = if direct {
@@ -260,11 +286,19 @@ pub(crate) unsafe fn run(
             let k = r % g.groups;
             let elems = &g.elems[k * GROUP..((k + 1) * GROUP).min(g.elems.len())];
             let n = g.v.min(g.len - runs.pos[g.c] * g.v);
+            let (sp, bf16) = if g.convert {
+                let m = (n - 1) * g.lane_src + reach;
+                simd::load_contiguous(DataType::Bf16, b.src, runs.sbase, &mut conv[..m]);
+                (conv.as_ptr() as *const u8, false)
+            } else {
+                (b.src.add(runs.sbase * ssz), p.src.dtype == DataType::Bf16)
+            };
             chunk(
                 p,
                 g,
                 elems,
-                b.src.add(runs.sbase * ssz),
+                sp,
+                bf16,
                 b.dst,
                 runs.doff,
                 n,
@@ -430,8 +464,8 @@ mod x86 {
 /// Largest group (bytes of diff_src) converted at once through a stack buffer.
 const NARROW_BYTES: usize = 8192;
 
-/// One chunk of `n` lanes at diff_dst `sp`, its sums into diff_src at element `doff`:
-/// directly (f32, contiguous lanes) or, with `scratch`, through it.
+/// One chunk of `n` lanes at diff_dst `sp` (bf16 or f32), its sums into diff_src at
+/// element `doff`: directly (f32, contiguous lanes) or, with `scratch`, through it.
 ///
 /// # Safety
 /// Every lane of every term and element lies in the buffers; `scratch` holds `v` values
@@ -441,6 +475,7 @@ unsafe fn chunk(
     g: &TinyGeom,
     elems: &[(usize, u32, u32)],
     sp: *const u8,
+    bf16: bool,
     dst: *mut u8,
     doff: usize,
     n: usize,
@@ -456,7 +491,6 @@ unsafe fn chunk(
             },
             direct: scratch.is_none(),
         };
-        let bf16 = p.src.dtype == DataType::Bf16;
         if !(n == g.v && vectors(g, elems, sp, bf16, out)) {
             macro_rules! by_m {
                 ($b:literal) => {
