@@ -135,8 +135,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         // tiny images only blocked ones gain (nhwc bf16 2x32 32x32 <- 64x64 linear: 85 us
         // here, 71 bwd_stream; nChw16c: 84 here, 114 there).
         // bf16 with strided lanes is converted chunk by chunk (see `convert`) and then
-        // takes the f32 rule below, unless diff_src is more than twice diff_dst: its
-        // strided lanes are stored one by one, which the per-image kernels avoid. nchw
+        // takes the f32 rules below (those of diff_src more than twice diff_dst too). nchw
         // bf16, 1 thread, us (here, before): 1x512 1x1x2 <- 2x2x1 nearest 3.0, 33 (PyTorch
         // 22); 4x16 12x10 <- 4x21 13.5, 28 (14); 4x32 4^3 <- 8^3 linear 216, 481; 4x64 6x6
         // <- 12x12 linear 70, 107; 6x6 <- 12x12 nearest 29, 35; but 8x8 <- 4x4 nearest 25,
@@ -146,9 +145,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             && if contiguous {
                 !(tiny || s.blocks[c] > 1)
             } else {
-                n_src > 2 * n_dd || (nearest && n_dd > 160)
+                nearest && n_dd > 160
             }
         {
+            continue;
+        }
+        // Strided lanes store diff_src lane by lane: where diff_src is more than twice
+        // diff_dst (forward downsampling) and not tiny, the plane walk's contiguous rows
+        // win (nchw f32 4x64 8x8 <- 4x4 nearest: 21.6 us here, 10.9 there, PyTorch 13.7;
+        // 6x6 <- 3x3: 12.3, 9.9; but 4x3 <- 2x1: 31.5 here, 62 there).
+        if !contiguous && n_src > 2 * n_dd && n_src > 32 {
             continue;
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
