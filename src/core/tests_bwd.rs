@@ -373,3 +373,70 @@ fn long_laned_rows_split_into_chunks_match_reference() {
         "every case takes the chunked walk"
     );
 }
+
+/// The plane walk on wide diff_src planes (rows of 33..64 elements, up to its table size):
+/// nchw / ncdhw, nearest and linear, forward down- and upsampling, f32 and bf16, the
+/// reference's bits on every ISA.
+#[test]
+fn wide_planes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x51DE);
+    let isas = simd::available_isas();
+    let mut planes = 0;
+    for case in 0..150 {
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        let depth = rng.below(4) == 0;
+        let iw = rng.range(33, 64);
+        let ow = if alg == Algorithm::Nearest {
+            rng.range(1, 20)
+        } else {
+            rng.range(1, 40)
+        };
+        let ih = rng.range(1, 64);
+        let oh = rng.range(1, 2 * ih);
+        let mut fin = vec![rng.range(1, 2), rng.range(1, 5)];
+        let mut fout = fin.clone();
+        if depth {
+            let i = rng.range(1, 4);
+            fin.push(i);
+            fout.push(rng.range(1, 6));
+        }
+        fin.extend([ih, iw]);
+        fout.extend([oh, ow]);
+        let mut axes = vec![AxisRule::Identity; 2];
+        axes.extend((2..fin.len()).map(|_| AxisRule::OnednnHalfPixel));
+        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes,
+            src: Layout::dense(sdt, &fout),
+            dst: Layout::dense(ddt, &fin),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let specials = rng.below(2) == 0;
+        let s = fill(&mut rng, &p.src, specials);
+        let init = fill(&mut rng, &p.dst, false);
+        let mut slow = init.clone();
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if isa == isas[0] {
+                plan.execute_reference(&s, &mut slow, &[]).unwrap();
+                planes += usize::from(plan.kernel_name() == "bwd_planes");
+            }
+            let mut fast = init.clone();
+            plan.execute(&s, &mut fast, &[]).unwrap();
+            if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
+                let sz = p.dst.dtype.size();
+                panic!(
+                    "case {case} ({}, {isa:?}): byte {e}: {:02x?} against {:02x?}\n{p:?}",
+                    plan.kernel_name(),
+                    &fast[e..e + sz],
+                    &slow[e..e + sz]
+                );
+            }
+        }
+    }
+    assert!(planes > 75, "bwd_planes took {planes} of 150");
+}
