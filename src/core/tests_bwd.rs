@@ -164,6 +164,41 @@ fn random_bwd(rng: &mut Rng, tiny: bool) -> Problem {
     }
 }
 
+/// Runs `p` on random diff_dst (special values half the time) into a random diff_src on
+/// every ISA of `isas`, panicking at the first element that differs from the reference;
+/// returns the kernel the plan chose.
+fn matches_reference_on(
+    rng: &mut Rng,
+    case: usize,
+    p: &Problem,
+    isas: &[simd::Isa],
+) -> &'static str {
+    let specials = rng.below(2) == 0;
+    let s = fill(rng, &p.src, specials);
+    let init = fill(rng, &p.dst, false);
+    let mut slow = init.clone();
+    let mut kernel = "";
+    for &isa in isas {
+        let plan = Plan::with_isa(p.clone(), isa).unwrap();
+        if isa == isas[0] {
+            plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            kernel = plan.kernel_name();
+        }
+        let mut fast = init.clone();
+        plan.execute(&s, &mut fast, &[]).unwrap();
+        if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
+            let sz = p.dst.dtype.size();
+            panic!(
+                "case {case} ({}, {isa:?}): byte {e}: {:02x?} against {:02x?}\n{p:?}",
+                plan.kernel_name(),
+                &fast[e..e + sz],
+                &slow[e..e + sz]
+            );
+        }
+    }
+    kernel
+}
+
 #[test]
 fn backward_kernels_match_reference_bitwise_on_every_isa() {
     let mut rng = Rng::new(0xB0D);
@@ -225,28 +260,8 @@ fn tiny_planes_match_reference_on_every_isa() {
     let mut kinds = std::collections::HashMap::new();
     for case in 0..800 {
         let p = random_bwd(&mut rng, true);
-        let specials = rng.below(2) == 0;
-        let s = fill(&mut rng, &p.src, specials);
-        let init = fill(&mut rng, &p.dst, false);
-        let mut slow = init.clone();
-        for &isa in &isas {
-            let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            if isa == isas[0] {
-                plan.execute_reference(&s, &mut slow, &[]).unwrap();
-                *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
-            }
-            let mut fast = init.clone();
-            plan.execute(&s, &mut fast, &[]).unwrap();
-            if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
-                let sz = p.dst.dtype.size();
-                panic!(
-                    "case {case} ({}, {isa:?}): byte {e}: {:02x?} against {:02x?}\n{p:?}",
-                    plan.kernel_name(),
-                    &fast[e..e + sz],
-                    &slow[e..e + sz]
-                );
-            }
-        }
+        let kernel = matches_reference_on(&mut rng, case, &p, &isas);
+        *kinds.entry(kernel).or_insert(0) += 1;
     }
     assert!(
         kinds.get("bwd_tiny").copied().unwrap_or(0) > 400,
@@ -415,28 +430,7 @@ fn wide_planes_match_reference_on_every_isa() {
             post_ops: vec![],
             numerics: Numerics::Onednn,
         };
-        let specials = rng.below(2) == 0;
-        let s = fill(&mut rng, &p.src, specials);
-        let init = fill(&mut rng, &p.dst, false);
-        let mut slow = init.clone();
-        for &isa in &isas {
-            let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            if isa == isas[0] {
-                plan.execute_reference(&s, &mut slow, &[]).unwrap();
-                planes += usize::from(plan.kernel_name() == "bwd_planes");
-            }
-            let mut fast = init.clone();
-            plan.execute(&s, &mut fast, &[]).unwrap();
-            if let Some(e) = first_difference(&fast, &slow, p.dst.dtype) {
-                let sz = p.dst.dtype.size();
-                panic!(
-                    "case {case} ({}, {isa:?}): byte {e}: {:02x?} against {:02x?}\n{p:?}",
-                    plan.kernel_name(),
-                    &fast[e..e + sz],
-                    &slow[e..e + sz]
-                );
-            }
-        }
+        planes += usize::from(matches_reference_on(&mut rng, case, &p, &isas) == "bwd_planes");
     }
     assert!(planes > 75, "bwd_planes took {planes} of 150");
 }
