@@ -639,7 +639,8 @@ def run_all(args, nthreads):
         "parallel region waits for its descheduled threads) are unreliable"
         if load[0] > 0.75 * (os.cpu_count() or 1) else ""))
     emit("- " + ", ".join(f"{v}={os.environ.get(v, '(unset)')}" for v in (
-        "RESAMPLE_ISA", "DNNL_MAX_CPU_ISA", "OMP_NUM_THREADS", "NUMPY_MADVISE_HUGEPAGE")))
+        "RESAMPLE_ISA", "DNNL_MAX_CPU_ISA", "OMP_NUM_THREADS", "NUMPY_MADVISE_HUGEPAGE",
+        "OPENBLAS_NUM_THREADS")))
     emit(f"- memcpy bandwidth (read+write, {args.memcpy_mb} MiB buffer, {nthreads} thread(s)): "
          f"{bw / 1e9:.1f} GB/s")
     emit(f"- ours: {ours_path}; dnnl2.6: {args.dnnl2}; dnnl3: {args.dnnl3}; "
@@ -854,12 +855,17 @@ def main():
     # it is imported: set them, then re-exec once. The page size moves results by up to 2x
     # (nearest nchw 8x64 112->56: ours 2.25 vs 2.58 ms, oneDNN 3.2 2.73 vs 2.13), so it is
     # fixed and printed.
+    # numpy's own BLAS threads (OpenBLAS reads OMP_NUM_THREADS too) are no peer: left at
+    # n they spin after numpy's calls and take a core from whichever library runs next
+    # (DirectML antialias at 2 threads: 0.34 ms with them spinning, 0.25 without).
     hp = "1" if args.pages == "huge" else "0"
     if os.environ.get("OMP_NUM_THREADS") != str(n) or \
-            os.environ.get("NUMPY_MADVISE_HUGEPAGE") != hp:
+            os.environ.get("NUMPY_MADVISE_HUGEPAGE") != hp or \
+            os.environ.get("OPENBLAS_NUM_THREADS") != "1":
         if not args.no_build:
             build(args)
-        env = dict(os.environ, OMP_NUM_THREADS=str(n), NUMPY_MADVISE_HUGEPAGE=hp)
+        env = dict(os.environ, OMP_NUM_THREADS=str(n), NUMPY_MADVISE_HUGEPAGE=hp,
+                   OPENBLAS_NUM_THREADS="1")
         argv = [sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--no-build"]
         os.execve(sys.executable, argv, env)
     out = run_all(args, n)
