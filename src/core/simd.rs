@@ -1217,7 +1217,7 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize>(
         // nearest: 166 us with a masked 4-byte tail per pixel, oneDNN 129.
         let last64 = full > 0 && !bytes.is_multiple_of(64);
         let half = full == 0 && bytes >= 32;
-        let rem = if bytes >= 32 { 0 } else { bytes % 32 };
+        let rem = if bytes >= 32 { 0 } else { bytes };
         let mask: __mmask64 = if rem == 0 { 0 } else { (1u64 << rem) - 1 };
         let ld = |v: __m512i| if FIX { bf16_fix_avx512(v) } else { v };
         for (q, t) in taps.iter().enumerate() {

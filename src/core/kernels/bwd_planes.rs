@@ -433,23 +433,21 @@ pub(crate) unsafe fn run(
                 std::ptr::write_bytes(dp, 0, g.np * d.dtype.size());
                 continue;
             }
-            let flat = acc.as_flattened();
-            let dense = g.live.len() == g.np;
-            if d.dtype == DataType::F32 {
-                let o = dp as *mut f32;
-                if !dense {
-                    std::ptr::write_bytes(o, 0, g.np);
-                }
-                for &(slot, e) in &g.live {
-                    *o.add(e as usize) = *flat.get_unchecked(slot as usize);
-                }
+            // f32 sums go straight into diff_src, others through `out` and a conversion.
+            let f32_dst = d.dtype == DataType::F32;
+            let o = if f32_dst {
+                dp as *mut f32
             } else {
-                if !dense {
-                    out.fill(0.0);
-                }
-                for &(slot, e) in &g.live {
-                    *out.get_unchecked_mut(e as usize) = *flat.get_unchecked(slot as usize);
-                }
+                out.as_mut_ptr()
+            };
+            if g.live.len() < g.np {
+                std::ptr::write_bytes(o, 0, g.np);
+            }
+            let flat = acc.as_flattened();
+            for &(slot, e) in &g.live {
+                *o.add(e as usize) = *flat.get_unchecked(slot as usize);
+            }
+            if !f32_dst {
                 simd::store_contiguous(d.dtype, p.numerics, &out, dp);
             }
         }

@@ -61,6 +61,9 @@ pub(crate) struct TinyGeom {
     /// bf16 diff_dst with strided lanes (there are no 16-bit gathers): each chunk's
     /// diff_dst span is converted to f32 first and gathered from there.
     pub convert: bool,
+    /// diff_dst elements past a chunk's base that lane 0 reads (the largest term offset
+    /// plus one): a converted chunk of `n` lanes spans `(n - 1) * lane_src + span`.
+    pub span: usize,
     /// Groups of at most [`GROUP`] elements per image: runs are (group, chunk, other axes).
     pub groups: usize,
     pub runs: usize,
@@ -131,10 +134,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         };
         let contiguous = lane_src == 1;
         let tiny = n_src <= 64 && n_dd <= 64;
-        // bf16: no 16-bit gathers, so strided lanes stay with the per-image kernels; beyond
-        // tiny images only blocked ones gain (nhwc bf16 2x32 32x32 <- 64x64 linear: 85 us
-        // here, 71 bwd_stream; nChw16c: 84 here, 114 there).
-        // bf16 with strided lanes is converted chunk by chunk (see `convert`) and then
+        // bf16 with contiguous lanes: beyond tiny images only blocked ones gain (nhwc bf16
+        // 2x32 32x32 <- 64x64 linear: 85 us here, 71 bwd_stream; nChw16c: 84 here, 114
+        // there). bf16 with strided lanes is converted chunk by chunk (see `convert`) and then
         // takes the f32 rules below (those of diff_src more than twice diff_dst too). nchw
         // bf16, 1 thread, us (here, before): 1x512 1x1x2 <- 2x2x1 nearest 3.0, 33 (PyTorch
         // 22); 4x16 12x10 <- 4x21 13.5, 28 (14); 4x32 4^3 <- 8^3 linear 216, 481; 4x64 6x6
@@ -190,6 +192,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             tw: Vec::new(),
             m: if nearest { 0 } else { ra.len() },
             convert: s.dtype == DataType::Bf16 && !contiguous,
+            span: 0,
             groups: 1,
             runs,
         };
@@ -243,10 +246,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
     }
     g.groups = g.elems.len().div_ceil(GROUP).max(1);
     g.runs = g.runs.checked_mul(g.groups)?;
+    g.span = g.toff.iter().copied().max().unwrap_or(0) as usize + 1;
     // Gathers index lanes with 32-bit offsets.
-    let reach = (g.v - 1)
-        .checked_mul(g.lane_src)?
-        .checked_add(g.toff.iter().copied().max().unwrap_or(0) as usize)?;
+    let reach = (g.v - 1).checked_mul(g.lane_src)?.checked_add(g.span - 1)?;
     if reach > i32::MAX as usize {
         return None;
     }
@@ -274,10 +276,8 @@ pub(crate) unsafe fn run(
         ov.push((g.c, g.nchunk, g.chunk_dst, g.chunk_src));
         let mut runs = Runs::new(p, t, &ov, start / g.groups);
         let ssz = p.src.dtype.size();
-        // A converted chunk's diff_dst: lanes `l * lane_src` past every term's offset.
-        let reach = g.toff.iter().copied().max().unwrap_or(0) as usize + 1;
         let mut conv = super::super::aligned::AlignedBuf::<f32>::zeroed(if g.convert {
-            (g.v - 1) * g.lane_src + reach
+            (g.v - 1) * g.lane_src + g.span
         } else {
             0
         });
@@ -293,7 +293,7 @@ pub(crate) unsafe fn run(
             let elems = &g.elems[k * GROUP..((k + 1) * GROUP).min(g.elems.len())];
             let n = g.v.min(g.len - runs.pos[g.c] * g.v);
             let (sp, bf16) = if g.convert {
-                let m = (n - 1) * g.lane_src + reach;
+                let m = (n - 1) * g.lane_src + g.span;
                 simd::load_contiguous(DataType::Bf16, b.src, runs.sbase, &mut conv[..m]);
                 (conv.as_ptr() as *const u8, false)
             } else {

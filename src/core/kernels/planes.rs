@@ -27,6 +27,7 @@ const MAX_ROW: usize = 16;
 
 #[derive(Clone, Debug)]
 pub(crate) struct PlaneGeom {
+    /// The row axis walked inside a plane; `w` itself for planes of one row.
     pub h: usize,
     pub w: usize,
     /// Planes (product of the other axes' sizes).
@@ -165,7 +166,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         h,
         w,
         runs: (0..rank)
-            .filter(|&a| a != w && (one_row || a != h))
+            .filter(|&a| a != w && a != h)
             .map(|a| d.dims[a])
             .product(),
         rows,
