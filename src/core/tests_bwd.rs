@@ -434,3 +434,30 @@ fn wide_planes_match_reference_on_every_isa() {
     }
     assert!(planes > 75, "bwd_planes took {planes} of 150");
 }
+
+/// bf16 channels-last with lanes too wide for a contiguous `bwd_tiny` chunk: the batch axis
+/// is an identity axis too, but its lanes lie a whole image of channels apart, so a
+/// converted chunk would span the tensor (it did: 30x slower than PyTorch). The rows walk
+/// it instead, with the reference's bits.
+#[test]
+fn far_apart_bf16_lanes_are_not_converted_per_chunk() {
+    let mut rng = Rng::new(0xBF);
+    let isas = simd::available_isas();
+    let order = [0, 2, 3, 1];
+    let p = Problem {
+        alg: Algorithm::Linear,
+        direction: Direction::Backward,
+        axes: vec![
+            AxisRule::Identity,
+            AxisRule::Identity,
+            AxisRule::OnednnHalfPixel,
+            AxisRule::OnednnHalfPixel,
+        ],
+        src: Layout::dense_permuted(DataType::Bf16, &[8, 128, 26, 9], &order),
+        dst: Layout::dense_permuted(DataType::Bf16, &[8, 128, 9, 27], &order),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    let kernel = matches_reference_on(&mut rng, 0, &p, &isas);
+    assert_ne!(kernel, "bwd_tiny", "{p:?}");
+}

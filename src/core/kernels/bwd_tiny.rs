@@ -98,6 +98,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             .filter(|&n| n <= MAX_IMAGE)
     };
     let (n_src, n_dd) = (extent(d)?, extent(s)?);
+    // diff_dst elements one image spans (its first to its last, inclusive).
+    let dd_span = ra
+        .iter()
+        .map(|&a| s.dims[a].saturating_sub(1).saturating_mul(s.strides[a]))
+        .fold(1usize, usize::saturating_add);
     // The lane axis: an identity axis, the others unblocked; contiguous lanes first, then
     // the longest.
     let mut best: Option<(bool, usize, TinyGeom)> = None;
@@ -149,6 +154,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             } else {
                 nearest && n_dd > 160
             }
+        {
+            continue;
+        }
+        // A converted chunk spans its lanes' diff_dst images and everything between them:
+        // lanes far apart (the batch axis of nhwc bf16) would convert whole tensors per
+        // chunk (nhwc bf16 8x128 9x27 <- 26x9 linear, lanes over the batch: 2.9 ms, 30x
+        // PyTorch), so only lanes whose images are about dense together.
+        if s.dtype == DataType::Bf16
+            && !contiguous
+            && (v - 1).saturating_mul(lane_src).saturating_add(dd_span) > 2 * v * n_dd
         {
             continue;
         }
