@@ -917,6 +917,15 @@ impl Runs {
             self.sbase -= self.sstr[a] * self.ext[a];
         }
     }
+
+    /// Advances `k` runs along axis `a`, which has room for them.
+    #[inline]
+    fn skip(&mut self, a: usize, k: usize) {
+        debug_assert!(self.pos[a] + k < self.ext[a]);
+        self.pos[a] += k;
+        self.doff += k * self.dstr[a];
+        self.sbase += k * self.sstr[a];
+    }
 }
 
 /// Stores contiguous f32 results at dst element offset `off`, applying post-ops; `idx` is the
