@@ -26,11 +26,14 @@ const V: usize = 8;
 /// Largest step table (bytes) built: it is re-read for every plane, so it has to stay in
 /// the L2 cache.
 const MAX_TABLE: usize = 256 << 10;
-/// Longest diff_dst row the plane walk takes (linear, nearest); longer rows stream better
-/// row by row. Measured on nchw 4x64, 1 thread, AVX-512 machine (planes vs rows, ms):
-/// linear 2x up from w8 0.16/0.75, w16 0.58/0.82, w24 1.32/1.29; 2x down to w12
-/// 0.32/0.48; nearest 2x up from w8 0.054/0.078, w12 0.118/0.125, w24 0.47/0.26.
-const MAX_W: (usize, usize) = (40, 20);
+/// Longest diff_dst row the plane walk takes; longer rows stream better row by row.
+/// Nearest rows whose `w` lists have a fixed shape (integer ratios: the row walk's unrolled
+/// loops) stream better beyond [`MAX_W_UNIFORM`]. Measured on nchw 4x64, 1 thread, AVX-512
+/// machine (planes vs rows, ms): linear 24x24 <- 48x48 1.14/1.38, 30x30 <- 45x45 1.10/1.84,
+/// 40x40 <- 60x60 2.03/3.03, 32x32 <- 64x64 1.91/1.91; nearest 20x20 <- 37x37 0.21/0.36,
+/// 40x40 <- 60x60 0.67/0.89, but 24x24 <- 48x48 0.35/0.27, 32x32 <- 64x64 0.61/0.37.
+const MAX_W: usize = 64;
+const MAX_W_UNIFORM: usize = 20;
 
 /// One step over one chunk: per element, the diff_dst offset within the plane, the `h` and
 /// `w` weights, and whether the element has this position (0 or !0).
@@ -102,13 +105,15 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         return None;
     }
     let (ih_n, iw_n) = (d.dims[h], d.dims[w]);
-    let max_w = if p.alg == Algorithm::Nearest {
-        MAX_W.1
+    let max_w = if p.alg == Algorithm::Nearest
+        && t.bwd[w]
+            .as_ref()
+            .is_some_and(|tab| super::bwd_stream::unrolled_rows(tab, d.dims[w], s.dims[w]))
+    {
+        MAX_W_UNIFORM
     } else {
-        MAX_W.0
+        MAX_W
     };
-    // diff_src rows up to 64 (was 32): nchw f32 4x8 40x40 <- 20x20 linear 95 -> 67 us,
-    // nearest 32 -> 20; 2x16 60x50 <- 30x40 linear 179 -> 152 (row streaming -> planes).
     if s.dims[w] > max_w
         || iw_n > 64
         || d.strides[w] != 1
