@@ -66,7 +66,7 @@ fn random_bwd(rng: &mut Rng, tiny: bool) -> Problem {
     let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
     let flavour = rng.below(5);
     let c = if tiny {
-        rng.pick(&[8, 12, 16, 17, 24, 32, 48, 100])
+        rng.pick(&[8, 12, 16, 17, 24, 32, 48, 64, 96, 100, 128])
     } else {
         rng.pick(&[1, 2, 3, 16, 19])
     };
@@ -258,15 +258,21 @@ fn tiny_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x71);
     let isas = simd::available_isas();
     let mut kinds = std::collections::HashMap::new();
+    let mut wide = 0;
     for case in 0..800 {
         let p = random_bwd(&mut rng, true);
         let kernel = matches_reference_on(&mut rng, case, &p, &isas);
         *kinds.entry(kernel).or_insert(0) += 1;
+        // Chunks of 32 or 64 contiguous lanes.
+        if let plan::Strategy::BwdTiny(g) = &Plan::new(p.clone()).unwrap().strategy {
+            wide += usize::from(g.v >= 32);
+        }
     }
     assert!(
         kinds.get("bwd_tiny").copied().unwrap_or(0) > 400,
         "bwd_tiny barely exercised: {kinds:?}"
     );
+    assert!(wide > 20, "wide bwd_tiny chunks in {wide} of 800");
 }
 
 /// The benchmark's backward shapes (scaled down) at 1, 2 and 3 threads: same bytes.
