@@ -918,6 +918,22 @@ impl Runs {
         }
     }
 
+    /// Advances `k` runs at once (a mixed-radix addition: a division per axis it reaches).
+    fn advance_by(&mut self, k: usize) {
+        let mut carry = k;
+        for a in (0..self.rank).rev() {
+            if carry == 0 {
+                return;
+            }
+            let np = self.pos[a] + carry;
+            let (q, r) = (np / self.ext[a], np % self.ext[a]);
+            self.doff = self.doff - self.pos[a] * self.dstr[a] + r * self.dstr[a];
+            self.sbase = self.sbase - self.pos[a] * self.sstr[a] + r * self.sstr[a];
+            self.pos[a] = r;
+            carry = q;
+        }
+    }
+
     /// Advances `k` runs along axis `a`, which has room for them.
     #[inline]
     fn skip(&mut self, a: usize, k: usize) {
@@ -1214,9 +1230,8 @@ pub(crate) unsafe fn rows(
                     }
                     _ => 1,
                 };
-                for _ in 1..planes {
-                    runs.advance();
-                }
+                // (Advancing plane by plane was 87% of nchw f32 8x512 2x2->1x1.)
+                runs.advance_by(planes - 1);
                 r = (plane + planes) * oh_n1;
                 let (lo, hi) = (
                     oh_lo * g.out_w,
@@ -1766,6 +1781,57 @@ pub(crate) unsafe fn lanes_rows(
         if stream {
             // The non-temporal stores must be visible before this chunk is reported done.
             simd::store_fence();
+        }
+    }
+}
+
+#[cfg(test)]
+mod runs_tests {
+    use super::*;
+
+    /// `advance_by(k)` lands where `k` calls of `advance` do, carries included.
+    #[test]
+    fn advance_by_matches_repeated_advance() {
+        let mut seed = 0x5eedu64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..300 {
+            let rank = 1 + next(5);
+            let mut r = Runs {
+                rank,
+                ext: [1; MAX_RANK],
+                dstr: [0; MAX_RANK],
+                sstr: [0; MAX_RANK],
+                pos: [0; MAX_RANK],
+                doff: 0,
+                sbase: 0,
+            };
+            for a in 0..rank {
+                r.ext[a] = 1 + next(5);
+                r.dstr[a] = next(100);
+                r.sstr[a] = next(100);
+            }
+            let total: usize = r.ext[..rank].iter().product();
+            let start = next(total);
+            for _ in 0..start {
+                r.advance();
+            }
+            let k = next(total - start);
+            let mut want = Runs { ..r };
+            for _ in 0..k {
+                want.advance();
+            }
+            r.advance_by(k);
+            assert_eq!(
+                (r.pos, r.doff, r.sbase),
+                (want.pos, want.doff, want.sbase),
+                "start {start} k {k} ext {:?}",
+                &r.ext[..rank]
+            );
         }
     }
 }
