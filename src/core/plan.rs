@@ -29,6 +29,8 @@ pub(crate) enum Strategy {
     BwdPlanes(kernels::bwd_planes::PlaneGeom),
     /// Backward over tiny resampled extents, vectorised across an identity axis.
     BwdTiny(kernels::bwd_tiny::TinyGeom),
+    /// Backward of forward downsampling over small planes: diff_dst scattered.
+    BwdScatter(kernels::bwd_scatter::ScatterGeom),
     /// No resampled axis (a layout / type conversion) that `Lanes` does not cover: rows
     /// along the finest dst axis with per-axis offset tables.
     Copy(CopyGeom),
@@ -121,6 +123,7 @@ impl Plan {
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",
             Strategy::BwdTiny(_) => "bwd_tiny",
+            Strategy::BwdScatter(_) => "bwd_scatter",
             Strategy::Copy(_) => "copy",
             Strategy::Generic => "generic",
         }
@@ -318,6 +321,13 @@ impl Plan {
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
                 // lanes, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_tiny::run(p, t, g, b, s, e) },
+            ),
+            Strategy::BwdScatter(g) => par(
+                g.runs,
+                (grain_elems / g.run_cost()).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // planes, so every dst element has one writer.
+                &|s, e| unsafe { kernels::bwd_scatter::run(p, t, g, b, s, e) },
             ),
             Strategy::Copy(g) => {
                 let per_run =

@@ -434,9 +434,10 @@ fn wide_planes_match_reference_on_every_isa() {
             post_ops: vec![],
             numerics: Numerics::Onednn,
         };
-        let hit = matches_reference_on(&mut rng, case, &p, &isas) == "bwd_planes";
-        planes += usize::from(hit);
-        wide_dd += usize::from(hit && ow > 40);
+        let kernel = matches_reference_on(&mut rng, case, &p, &isas);
+        // (Forward downsampling with each input one tap: the scatter.)
+        planes += usize::from(kernel == "bwd_planes" || kernel == "bwd_scatter");
+        wide_dd += usize::from(kernel == "bwd_planes" && ow > 40);
     }
     assert!(planes > 75, "bwd_planes took {planes} of 150");
     assert!(
@@ -470,4 +471,62 @@ fn far_apart_bf16_lanes_are_not_converted_per_chunk() {
     };
     let kernel = matches_reference_on(&mut rng, 0, &p, &isas);
     assert_ne!(kernel, "bwd_tiny", "{p:?}");
+}
+
+/// Backward of forward downsampling over small planes (`bwd_scatter`): nchw / ncdhw /
+/// ncw, nearest and linear, oneDNN, PyTorch and affine rules (the plan takes only problems
+/// whose elements see their terms in the reference's order), ratios around 1 to 4, diff_dst
+/// rows with gaps, f32 / bf16 / f16 either side: the reference's bits on every ISA.
+#[test]
+fn scattered_planes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x5CA7);
+    let isas = simd::available_isas();
+    let mut hits = 0;
+    for case in 0..400 {
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        let m = rng.range(1, 3);
+        let lead = vec![rng.range(1, 3), rng.range(1, 20)];
+        let (mut fin, mut fout) = (lead.clone(), lead.clone());
+        let mut axes = vec![AxisRule::Identity; 2];
+        for _ in 0..m {
+            let i = rng.range(2, if m == 1 { 64 } else { 16 });
+            let o = (i as f32 / rng.f32(1.0, 4.0)).round().max(1.0) as usize;
+            fin.push(i);
+            fout.push(o);
+            axes.push(match rng.below(3) {
+                0 => AxisRule::OnednnHalfPixel,
+                1 => AxisRule::TorchLinear {
+                    scale: i as f32 / o as f32,
+                    align_corners: rng.below(2) == 0,
+                },
+                _ => AxisRule::Affine {
+                    scale: i as f32 / o as f32,
+                    input_offset: rng.f32(-0.5, 0.5),
+                    output_offset: rng.f32(-0.5, 0.5),
+                    rounding: crate::core::NearestRounding::HalfUp,
+                    antialias: false,
+                },
+            });
+        }
+        let types = [DataType::F32, DataType::F32, DataType::Bf16, DataType::F16];
+        let mut src = Layout::dense(rng.pick(&types), &fout);
+        if rng.below(4) == 0 {
+            // Gaps after diff_dst rows and planes.
+            let r = fout.len();
+            for a in (0..r - 1).rev() {
+                src.strides[a] = src.strides[a + 1] * fout[a + 1] + rng.range(1, 3);
+            }
+        }
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst: Layout::dense(rng.pick(&types), &fin),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        hits += usize::from(matches_reference_on(&mut rng, case, &p, &isas) == "bwd_scatter");
+    }
+    assert!(hits > 150, "bwd_scatter took {hits} of 400");
 }

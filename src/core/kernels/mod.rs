@@ -10,6 +10,7 @@
 //!   diff_src element with the run's other-axis lists fixed.
 
 pub(crate) mod bwd_planes;
+pub(crate) mod bwd_scatter;
 pub(crate) mod bwd_stream;
 pub(crate) mod bwd_tiny;
 
@@ -298,6 +299,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     });
     if corners.is_none() {
         return Strategy::Generic;
+    }
+    if let Some(g) = bwd_scatter::plan(p, t) {
+        return Strategy::BwdScatter(g);
     }
     if let Some(g) = bwd_tiny::plan(p, t) {
         return Strategy::BwdTiny(g);

@@ -1,0 +1,266 @@
+//! Backward of forward downsampling over small planes, by scattering diff_dst.
+//!
+//! When diff_src is larger than diff_dst, most of its elements sum one term or none, and a
+//! per-element gather (the plane walk, `bwd_tiny`) spends its time on elements and steps
+//! that add nothing. Here a plane is zeroed and each diff_dst element, in output order, is
+//! added into the diff_src elements that read it: `acc[e] += ((dd * w_a0) * w_a1) * w_a2`.
+//!
+//! The reference sums an element's terms by group combination (each axis' tap position),
+//! then by output position; the scatter by output position, then tap. The two orders agree
+//! for every element when each input is always the same tap (forward ratios of 2 and more,
+//! nearest), or its taps come from one output (a zero-weight second tap on the same input):
+//! then the operations and their order are the reference's, so the bits are too. The plan
+//! replays both orders for every element of a plane and takes the problem only if they
+//! are the same.
+
+use super::super::aligned::AlignedBuf;
+use super::super::dtype::DataType;
+use super::super::reference::{odometer, Bufs, Tables};
+use super::super::simd;
+use super::super::{Algorithm, Direction, Problem, MAX_RANK};
+use super::Runs;
+
+/// Largest plane (diff_src elements): the accumulator stays in the L1 cache.
+const MAX_PLANE: usize = 4096;
+/// Largest term table: it is re-read for every plane.
+const MAX_TERMS: usize = 1 << 14;
+/// Longest diff_src row.
+const MAX_ROW: usize = 64;
+
+#[derive(Clone, Debug)]
+pub(crate) struct ScatterGeom {
+    /// The resampled axes (the last `m` axes) and the plane's diff_src elements.
+    axes: Vec<usize>,
+    np: usize,
+    /// Per term, in output order: diff_dst offset from the plane's base, diff_src element
+    /// of the plane, and its weights (axis order; `m` used, 0 for nearest).
+    terms: Vec<(u32, u32)>,
+    w: Vec<[f32; 3]>,
+    m: usize,
+    /// diff_dst elements a plane spans from its base (converted to f32 when not f32).
+    span: usize,
+    pub runs: usize,
+}
+
+impl ScatterGeom {
+    /// Terms of one run (for the thread grain).
+    pub fn run_cost(&self) -> usize {
+        (self.terms.len() + self.np).max(1)
+    }
+}
+
+/// The geometry, or `None` when `p` is not a backward problem over small dense planes
+/// whose diff_src exceeds diff_dst and whose elements see their terms in the same order.
+pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
+    let (s, d) = (&p.src, &p.dst);
+    let rank = d.rank();
+    let ra = &t.resampled;
+    let m = ra.len();
+    if p.direction != Direction::Backward
+        || !p.post_ops.is_empty()
+        || s.dtype == DataType::F64
+        || d.dtype == DataType::F64
+        || !(1..=3).contains(&m)
+        || (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1)
+        || ra.iter().enumerate().any(|(k, &a)| a != rank - m + k)
+        || s.strides[rank - 1] != 1
+    {
+        return None;
+    }
+    // diff_src planes are dense: element `e` of a plane is `e` elements from its base.
+    let mut step = 1;
+    for &a in ra.iter().rev() {
+        if d.dims[a] > 1 && d.strides[a] != step {
+            return None;
+        }
+        step = step.checked_mul(d.dims[a])?;
+    }
+    let np = step;
+    let ndd = ra
+        .iter()
+        .try_fold(1usize, |n, &a| n.checked_mul(s.dims[a]))?;
+    // Rows longer than [`MAX_ROW`] sum better by the row walk's vector loops (nchw f32 8x64,
+    // linear, ms here / there: 512 <- 256 0.17 / 0.15, 8x256 <- 4x128 0.93 / 0.70; but 64 <-
+    // 32 0.023 / 0.044, 64x64 <- 32x32 2.0 / 3.3).
+    if np > MAX_PLANE || np <= ndd || ndd == 0 || d.dims[rank - 1] > MAX_ROW {
+        return None;
+    }
+    // Per axis, the inputs each output reads, in tap order: `inv[k][o]`.
+    let mut inv: Vec<Vec<Vec<(u32, u32, f32)>>> = Vec::with_capacity(m);
+    for &a in ra {
+        let tab = t.bwd[a].as_ref()?;
+        let mut per = vec![Vec::new(); s.dims[a]];
+        for i in 0..d.dims[a] {
+            for g in 0..tab.groups {
+                let (outs, ws) = tab.group(i, g);
+                for (&o, &w) in outs.iter().zip(ws) {
+                    let list: &mut Vec<(u32, u32, f32)> = per.get_mut(o as usize)?;
+                    list.push((g as u32, i as u32, w));
+                }
+            }
+        }
+        for list in &mut per {
+            list.sort_by_key(|x| x.0);
+        }
+        inv.push(per);
+    }
+    let nearest = p.alg == Algorithm::Nearest;
+    let mut g = ScatterGeom {
+        axes: ra.clone(),
+        np,
+        terms: Vec::new(),
+        w: Vec::new(),
+        m: if nearest { 0 } else { m },
+        span: 0,
+        runs: (0..rank)
+            .filter(|a| !ra.contains(a))
+            .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?,
+    };
+    // Outputs in row-major order; each output's inputs as a product of the axes' lists.
+    let mut o = [0usize; MAX_RANK];
+    loop {
+        let doff: usize = (0..m).map(|k| o[k] * s.strides[ra[k]]).sum();
+        let lists: Vec<&[(u32, u32, f32)]> = (0..m).map(|k| &inv[k][o[k]][..]).collect();
+        if lists.iter().all(|l| !l.is_empty()) {
+            let mut q = [0usize; MAX_RANK];
+            loop {
+                let mut e = 0;
+                let mut w = [1f32; 3];
+                for k in 0..m {
+                    let (_, i, wk) = lists[k][q[k]];
+                    e += i as usize * d.strides[ra[k]];
+                    w[k] = wk;
+                }
+                if g.terms.len() == MAX_TERMS {
+                    return None;
+                }
+                g.terms.push((u32::try_from(doff).ok()?, e as u32));
+                g.w.push(w);
+                if !odometer(&mut q[..m], |k| lists[k].len()) {
+                    break;
+                }
+            }
+        }
+        g.span = g.span.max(doff + 1);
+        if !odometer(&mut o[..m], |k| s.dims[ra[k]]) {
+            break;
+        }
+    }
+    same_order(t, ra, d, s, &g).then_some(g)
+}
+
+/// Whether every diff_src element receives its terms in the reference's order: group
+/// combinations (axis order), then output positions (axis order). Replays both orders of
+/// every element (terms as (diff_dst offset, weights)) and compares them.
+fn same_order(
+    t: &Tables,
+    ra: &[usize],
+    d: &super::super::Layout,
+    s: &super::super::Layout,
+    g: &ScatterGeom,
+) -> bool {
+    let m = ra.len();
+    let mut got: Vec<Vec<(u32, [u32; 3])>> = vec![Vec::new(); g.np];
+    for (&(so, e), w) in g.terms.iter().zip(&g.w) {
+        got[e as usize].push((so, w.map(f32::to_bits)));
+    }
+    let tabs: Vec<_> = ra.iter().map(|&a| t.bwd[a].as_ref().unwrap()).collect();
+    let mut i = [0usize; MAX_RANK];
+    let mut want = Vec::new();
+    loop {
+        let e: usize = (0..m).map(|k| i[k] * d.strides[ra[k]]).sum();
+        want.clear();
+        let mut gi = [0usize; MAX_RANK];
+        loop {
+            let lists: Vec<_> = (0..m).map(|k| tabs[k].group(i[k], gi[k])).collect();
+            if lists.iter().all(|l| !l.0.is_empty()) {
+                let mut q = [0usize; MAX_RANK];
+                loop {
+                    let mut so = 0;
+                    let mut w = [1f32.to_bits(); 3];
+                    for k in 0..m {
+                        so += lists[k].0[q[k]] as usize * s.strides[ra[k]];
+                        w[k] = lists[k].1[q[k]].to_bits();
+                    }
+                    want.push((so as u32, w));
+                    if !odometer(&mut q[..m], |k| lists[k].0.len()) {
+                        break;
+                    }
+                }
+            }
+            if !odometer(&mut gi[..m], |k| tabs[k].groups) {
+                break;
+            }
+        }
+        if got[e] != want {
+            return false;
+        }
+        if !odometer(&mut i[..m], |k| d.dims[ra[k]]) {
+            break;
+        }
+    }
+    true
+}
+
+/// `acc[e] += ((x[so] * w0) * w1) * w2` over the terms, with `M` weights.
+#[inline(always)]
+fn scatter<const M: usize>(x: &[f32], terms: &[(u32, u32)], w: &[[f32; 3]], acc: &mut [f32]) {
+    for (&(so, e), w) in terms.iter().zip(w) {
+        let mut v = x[so as usize];
+        for &wk in &w[..M] {
+            v *= wk;
+        }
+        acc[e as usize] += v;
+    }
+}
+
+/// Runs `start..end` (one plane each).
+///
+/// # Safety
+/// Buffers must cover the layouts; run ranges of concurrent calls must be disjoint.
+pub(crate) unsafe fn run(
+    p: &Problem,
+    t: &Tables,
+    g: &ScatterGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let ov: Vec<_> = g.axes.iter().map(|&a| (a, 1, 0, 0)).collect();
+        let mut runs = Runs::new(p, t, &ov, start);
+        let direct_src = s.dtype == DataType::F32 && (b.src as usize).is_multiple_of(4);
+        let direct_dst = d.dtype == DataType::F32 && (b.dst as usize).is_multiple_of(4);
+        let mut conv = AlignedBuf::<f32>::zeroed(if direct_src { 0 } else { g.span });
+        let mut out = AlignedBuf::<f32>::zeroed(if direct_dst { 0 } else { g.np });
+        for _ in start..end {
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            let x: &[f32] = if direct_src {
+                std::slice::from_raw_parts((b.src as *const f32).add(sbase), g.span)
+            } else {
+                simd::load_contiguous(s.dtype, b.src, sbase, &mut conv);
+                &conv
+            };
+            let acc: &mut [f32] = if direct_dst {
+                std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.np)
+            } else {
+                &mut out
+            };
+            acc.fill(0.0);
+            match g.m {
+                0 => scatter::<0>(x, &g.terms, &g.w, acc),
+                1 => scatter::<1>(x, &g.terms, &g.w, acc),
+                2 => scatter::<2>(x, &g.terms, &g.w, acc),
+                _ => scatter::<3>(x, &g.terms, &g.w, acc),
+            }
+            if !direct_dst {
+                simd::store_contiguous(d.dtype, p.numerics, &out, b.dst.add(doff * d.dtype.size()));
+            }
+        }
+    }
+}
