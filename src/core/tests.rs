@@ -1176,6 +1176,41 @@ fn plan_isa_is_a_value() {
     assert_eq!(*available_isas().last().unwrap(), detected_isa());
 }
 
+/// A linear rule for an axis `i -> o`: oneDNN's half-pixel, an affine one (DirectML) or
+/// PyTorch's.
+fn linear_rule(rng: &mut Rng, i: usize, o: usize) -> AxisRule {
+    match rng.below(3) {
+        0 => AxisRule::OnednnHalfPixel,
+        1 => AxisRule::Affine {
+            scale: rng.f32(0.3, 3.0),
+            input_offset: rng.f32(-1.0, 1.0),
+            output_offset: rng.f32(-1.0, 1.0),
+            rounding: crate::core::NearestRounding::HalfUp,
+            antialias: false,
+        },
+        _ => AxisRule::TorchLinear {
+            scale: i as f32 / o as f32,
+            align_corners: rng.below(2) == 0,
+        },
+    }
+}
+
+/// The first differing byte of two outputs, bit for bit except which NaN comes out when
+/// two different NaNs meet in one f32 sum (x86 returns the first operand's, and LLVM may
+/// commute a vector add): NaNs of f32 outputs are made one first.
+fn nan_blind_difference(fast: &mut [u8], slow: &mut [u8], dt: DataType) -> Option<usize> {
+    if dt == DataType::F32 {
+        for b in [&mut *fast, &mut *slow] {
+            for c in b.chunks_exact_mut(4) {
+                if f32::from_ne_bytes(c.try_into().unwrap()).is_nan() {
+                    c.copy_from_slice(&f32::NAN.to_ne_bytes());
+                }
+            }
+        }
+    }
+    fast.iter().zip(slow.iter()).position(|(a, b)| a != b)
+}
+
 /// Small f32 linear planes (kernels/planes.rs) on every ISA: sizes 1..40, up and down,
 /// oneDNN, DirectML and PyTorch rules, N/C axes or none, src rows with gaps, special values.
 #[test]
@@ -1203,20 +1238,7 @@ fn planes_match_reference_bitwise() {
         if only_w {
             oh = ih;
         }
-        let rule = match rng.below(3) {
-            0 => AxisRule::OnednnHalfPixel,
-            1 => AxisRule::Affine {
-                scale: rng.f32(0.3, 3.0),
-                input_offset: rng.f32(-1.0, 1.0),
-                output_offset: rng.f32(-1.0, 1.0),
-                rounding: crate::core::NearestRounding::HalfUp,
-                antialias: false,
-            },
-            _ => AxisRule::TorchLinear {
-                scale: ih as f32 / oh as f32,
-                align_corners: rng.below(2) == 0,
-            },
-        };
+        let rule = linear_rule(&mut rng, ih, oh);
         let mut sdims = lead.clone();
         sdims.extend([ih, iw]);
         let mut ddims = lead.clone();
@@ -1296,22 +1318,7 @@ fn planes_match_reference_bitwise() {
             }
             let mut fast = vec![0xA5u8; n];
             plan.execute(&sbuf, &mut fast, &[]).unwrap();
-            // Bit for bit, except which NaN comes out when two different NaNs meet in one
-            // sum (x86 returns the first operand's, and LLVM may commute a vector add).
-            let canon = |b: &mut Vec<u8>| {
-                if ddt != DataType::F32 {
-                    return;
-                }
-                for c in b.chunks_exact_mut(4) {
-                    if f32::from_ne_bytes(c.try_into().unwrap()).is_nan() {
-                        c.copy_from_slice(&f32::NAN.to_ne_bytes());
-                    }
-                }
-            };
-            canon(&mut fast);
-            canon(&mut slow);
-            if fast != slow {
-                let i = fast.iter().zip(&slow).position(|(a, b)| a != b).unwrap();
+            if let Some(i) = nan_blind_difference(&mut fast, &mut slow, ddt) {
                 panic!(
                     "case {case} {isa:?} {}: {sdt:?}->{ddt:?} {sdims:?} -> {ddims:?} {rule:?}: at byte {i}",
                     plan.kernel_name(),
@@ -1350,20 +1357,7 @@ fn grouped_tiny_planes_match_reference_bitwise() {
         let oh = if only_w { ih } else { rng.range(1, 8) };
         let ow = rng.range(1, 9);
         let lead: Vec<usize> = (0..rng.range(1, 3)).map(|_| rng.range(1, 40)).collect();
-        let rule = match rng.below(3) {
-            0 => AxisRule::OnednnHalfPixel,
-            1 => AxisRule::Affine {
-                scale: rng.f32(0.3, 3.0),
-                input_offset: rng.f32(-1.0, 1.0),
-                output_offset: rng.f32(-1.0, 1.0),
-                rounding: crate::core::NearestRounding::HalfUp,
-                antialias: false,
-            },
-            _ => AxisRule::TorchLinear {
-                scale: ih as f32 / oh as f32,
-                align_corners: rng.below(2) == 0,
-            },
-        };
+        let rule = linear_rule(&mut rng, ih, oh);
         let sdims: Vec<usize> = lead.iter().copied().chain([ih, iw]).collect();
         let ddims: Vec<usize> = lead.iter().copied().chain([oh, ow]).collect();
         let dt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::U8]);
@@ -1407,19 +1401,7 @@ fn grouped_tiny_planes_match_reference_bitwise() {
             }
             let mut fast = vec![0xA5u8; n];
             plan.execute(&sbuf, &mut fast, &[]).unwrap();
-            let canon = |b: &mut Vec<u8>| {
-                if dt != DataType::F32 {
-                    return;
-                }
-                for c in b.chunks_exact_mut(4) {
-                    if f32::from_ne_bytes(c.try_into().unwrap()).is_nan() {
-                        c.copy_from_slice(&f32::NAN.to_ne_bytes());
-                    }
-                }
-            };
-            canon(&mut fast);
-            canon(&mut slow);
-            if let Some(i) = fast.iter().zip(&slow).position(|(a, b)| a != b) {
+            if let Some(i) = nan_blind_difference(&mut fast, &mut slow, dt) {
                 panic!(
                     "case {case} {isa:?} {}: {dt:?} {sdims:?} -> {ddims:?} {rule:?}: at byte {i}",
                     plan.kernel_name(),
