@@ -1195,6 +1195,16 @@ fn linear_rule(rng: &mut Rng, i: usize, o: usize) -> AxisRule {
     }
 }
 
+/// Ten f32 special values (signed zero, infinities, NaN, a subnormal) at random places of
+/// an f32 buffer.
+fn sprinkle_specials(rng: &mut Rng, buf: &mut [u8]) {
+    let specials = [-0.0f32, f32::INFINITY, f32::NAN, 1e-40, f32::NEG_INFINITY];
+    for (k, v) in specials.iter().cycle().take(10).enumerate() {
+        let at = (k * 4 + rng.below(buf.len() / 4) * 4) % buf.len().max(4);
+        buf[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+    }
+}
+
 /// The first differing byte of two outputs, bit for bit except which NaN comes out when
 /// two different NaNs meet in one f32 sum (x86 returns the first operand's, and LLVM may
 /// commute a vector add): NaNs of f32 outputs are made one first.
@@ -1294,11 +1304,7 @@ fn planes_match_reference_bitwise() {
         };
         let mut sbuf = fill(&mut rng, &src);
         if sdt == DataType::F32 && ddt == DataType::F32 && rng.below(2) == 0 {
-            let specials = [-0.0f32, f32::INFINITY, f32::NAN, 1e-40, f32::NEG_INFINITY];
-            for (k, v) in specials.iter().cycle().take(10).enumerate() {
-                let at = (k * 4 + rng.below(sbuf.len() / 4) * 4) % sbuf.len().max(4);
-                sbuf[at..at + 4].copy_from_slice(&v.to_ne_bytes());
-            }
+            sprinkle_specials(&mut rng, &mut sbuf);
         }
         let n = p.dst.span_bytes().unwrap();
         let mut slow = vec![0u8; n];
@@ -1381,11 +1387,7 @@ fn grouped_tiny_planes_match_reference_bitwise() {
         };
         let mut sbuf = fill(&mut rng, &src);
         if dt == DataType::F32 && rng.below(2) == 0 {
-            let specials = [-0.0f32, f32::INFINITY, f32::NAN, 1e-40, f32::NEG_INFINITY];
-            for (k, v) in specials.iter().cycle().take(10).enumerate() {
-                let at = (k * 4 + rng.below(sbuf.len() / 4) * 4) % sbuf.len().max(4);
-                sbuf[at..at + 4].copy_from_slice(&v.to_ne_bytes());
-            }
+            sprinkle_specials(&mut rng, &mut sbuf);
         }
         let n = p.dst.span_bytes().unwrap();
         let mut slow = vec![0u8; n];
