@@ -1112,28 +1112,9 @@ unsafe fn px_body<S: Src, const M: usize, const LB: usize>(
     l0: usize,
     out: *mut f32,
 ) {
-    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
-    // here lies in the buffers the problem's layouts describe, this call's dst elements
-    // are written by it alone, and vector code runs only on an ISA the CPU has.
-    unsafe {
-        let mut r = [0f32; LB];
-        for &(t0, t1) in combos {
-            for seg in segs {
-                let (st, ln, wo) = (
-                    seg.start[iw] as usize,
-                    seg.len[iw] as usize,
-                    seg.wofs[iw] as usize,
-                );
-                let wts = &seg.wt[wo..wo + ln];
-                for t in &terms[t0 as usize..t1 as usize] {
-                    add_list::<S, M, LB>(src, &mut r, t, t.off + st * pss + l0, pss, wts);
-                }
-            }
-        }
-        for (q, &v) in r.iter().enumerate() {
-            out.add(q).write_unaligned(v);
-        }
-    }
+    // SAFETY: the caller's contract; `out` is lane `l0` of the pixel, so `out - l0` is its
+    // lane 0 (the second, empty block writes nothing).
+    unsafe { px_body2::<S, M, LB, 0>(src, terms, combos, segs, iw, pss, l0, l0, out.sub(l0)) }
 }
 
 /// [`px_body`] for two lane blocks of one pixel, `la0..la0 + LA` and `lb0..lb0 + LB`
