@@ -29,8 +29,7 @@ const MAX_ROW: usize = 64;
 
 #[derive(Clone, Debug)]
 pub(crate) struct ScatterGeom {
-    /// The resampled axes (the last `m` axes) and the plane's diff_src elements.
-    axes: Vec<usize>,
+    /// diff_src elements of a plane (the resampled axes, the last `m`).
     np: usize,
     /// Per term, in output order: diff_dst offset from the plane's base, diff_src element
     /// of the plane, and its weights (axis order; `m` used, 0 for nearest).
@@ -106,7 +105,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     }
     let nearest = p.alg == Algorithm::Nearest;
     let mut g = ScatterGeom {
-        axes: ra.clone(),
         np,
         terms: Vec::new(),
         w: Vec::new(),
@@ -231,7 +229,7 @@ pub(crate) unsafe fn run(
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         let (s, d) = (&p.src, &p.dst);
-        let ov: Vec<_> = g.axes.iter().map(|&a| (a, 1, 0, 0)).collect();
+        let ov: Vec<_> = t.resampled.iter().map(|&a| (a, 1, 0, 0)).collect();
         let mut runs = Runs::new(p, t, &ov, start);
         let direct_src = s.dtype == DataType::F32 && (b.src as usize).is_multiple_of(4);
         let direct_dst = d.dtype == DataType::F32 && (b.dst as usize).is_multiple_of(4);

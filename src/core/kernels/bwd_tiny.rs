@@ -132,10 +132,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         } else {
             // Contiguous lanes take up to 64 per chunk (fewer runs: each costs its setup
             // again; nhwc bf16 4x512 1x3 <- 2x1 nearest 3.4 -> 1.1 us, oneDNN 1.3).
+            let wide = s.strides[c] == 1 && d.strides[c] == 1;
             let v = match len {
-                _ if s.strides[c] != 1 || d.strides[c] != 1 => 16.min(len) / 8 * 8,
-                _ if len % 64 == 0 => 64,
-                _ if len % 32 == 0 => 32,
+                _ if wide && len % 64 == 0 => 64,
+                _ if wide && len % 32 == 0 => 32,
                 16.. => 16,
                 _ => 8,
             };

@@ -929,6 +929,10 @@ impl Runs {
             if carry == 0 {
                 return;
             }
+            // Axes walked inside a run (extent 1) pass the carry on without a division.
+            if self.ext[a] == 1 {
+                continue;
+            }
             let np = self.pos[a] + carry;
             let (q, r) = (np / self.ext[a], np % self.ext[a]);
             self.doff = self.doff - self.pos[a] * self.dstr[a] + r * self.dstr[a];
@@ -936,15 +940,6 @@ impl Runs {
             self.pos[a] = r;
             carry = q;
         }
-    }
-
-    /// Advances `k` runs along axis `a`, which has room for them.
-    #[inline]
-    fn skip(&mut self, a: usize, k: usize) {
-        debug_assert!(self.pos[a] + k < self.ext[a]);
-        self.pos[a] += k;
-        self.doff += k * self.dstr[a];
-        self.sbase += k * self.sstr[a];
     }
 }
 

@@ -50,7 +50,8 @@ pub(crate) struct PlaneGeom {
     span: usize,
     /// The resampled axis outside H (ncdhw's D), blended over the span per plane.
     depth: Option<usize>,
-    /// Planes small enough to compute several at a time as one flat row.
+    /// Planes small enough to compute several at a time as one flat row (never with a
+    /// depth level).
     group: Option<Group>,
 }
 
@@ -466,8 +467,8 @@ unsafe fn grouped_avx2<const BLEND: bool>(
     gr: &Group,
 ) {
     // SAFETY: AVX2 was detected by the caller; the loads are masked to the group's window
-    // and the outputs past the group's are stored from a stack copy (the caller's
-    // contract: both lie in the buffers); the tables' indices stay below 16.
+    // and the last store to the group's outputs (the caller's contract: both lie in the
+    // buffers); the tables' indices stay below 16.
     unsafe {
         use std::arch::x86_64::*;
         let mask = |n: usize| {
@@ -643,18 +644,17 @@ pub(crate) unsafe fn run(
                 sstep = step;
                 // The planes after it along the innermost axis follow at the same steps:
                 // taken at once (advancing plane by plane was 80% of nchw 4x512 1x1->2x2).
+                let mut k = 0;
                 if let Some(a) = inner.filter(|&a| runs.dstr[a] == out_n && runs.sstr[a] == sstep) {
-                    let mut k = (runs.ext[a] - 1 - runs.pos[a])
+                    k = (runs.ext[a] - 1 - runs.pos[a])
                         .min(end - (r + n) - 1)
                         .min(BATCH / out_n - (n + 1));
                     if !direct && sstep > 0 {
                         k = k.min((BATCH - g.span) / sstep - n);
                     }
-                    runs.skip(a, k);
-                    n += k;
                 }
-                runs.advance();
-                n += 1;
+                runs.advance_by(k + 1);
+                n += k + 1;
             }
         }
         r += n;
@@ -674,10 +674,7 @@ pub(crate) unsafe fn run(
                 sconv.as_ptr()
             };
             // Grouped planes must be the group's step apart (as in dense tensors).
-            let group = g
-                .group
-                .as_ref()
-                .filter(|gr| g.depth.is_none() && (n == 1 || sstep == gr.step));
+            let group = g.group.as_ref().filter(|gr| n == 1 || sstep == gr.step);
             let mut planes = |dp: *mut f32| match group {
                 Some(gr) => grouped(sp, dp, n, g, gr),
                 None => {
