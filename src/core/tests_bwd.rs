@@ -330,6 +330,33 @@ fn backward_kernels_are_deterministic_across_threads() {
     }
 }
 
+/// A backward problem on one image of `c` channels-last channels (nwc / nhwc / ndhwc),
+/// forward spatial `fin -> fout` with oneDNN's half-pixel rule; diff_dst of type `sdt`,
+/// diff_src of type `ddt`.
+fn channels_last_bwd(
+    alg: Algorithm,
+    c: usize,
+    fin: &[usize],
+    fout: &[usize],
+    sdt: DataType,
+    ddt: DataType,
+) -> Problem {
+    let rank = 2 + fin.len();
+    let dims = |sp: &[usize]| [&[1, c][..], sp].concat();
+    let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
+    let mut axes = vec![AxisRule::Identity; 2];
+    axes.extend(fin.iter().map(|_| AxisRule::OnednnHalfPixel));
+    Problem {
+        alg,
+        direction: Direction::Backward,
+        axes,
+        src: Layout::dense_permuted(sdt, &dims(fout), &order),
+        dst: Layout::dense_permuted(ddt, &dims(fin), &order),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    }
+}
+
 /// Channels-last rows longer than one laned run (the walk splits them into chunks of
 /// pixels; images past `bwd_tiny`'s): nwc / nhwc, narrow and wide pixels, f32 and bf16 diff_src, up and down ratios,
 /// at 1 and 2 threads: the reference's bits on every ISA.
@@ -353,20 +380,7 @@ fn long_laned_rows_split_into_chunks_match_reference() {
             } else {
                 DataType::F32
             };
-            let rank = 2 + fin.len();
-            let dims = |sp: &[usize]| [&[1, *c][..], sp].concat();
-            let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
-            let mut axes = vec![AxisRule::Identity; 2];
-            axes.extend(fin.iter().map(|_| AxisRule::OnednnHalfPixel));
-            let p = Problem {
-                alg,
-                direction: Direction::Backward,
-                axes,
-                src: Layout::dense_permuted(DataType::F32, &dims(fout), &order),
-                dst: Layout::dense_permuted(ddt, &dims(fin), &order),
-                post_ops: vec![],
-                numerics: Numerics::Onednn,
-            };
+            let p = channels_last_bwd(alg, *c, fin, fout, DataType::F32, ddt);
             let s = fill(&mut rng, &p.src, case % 3 == 0);
             let mut want = vec![0u8; p.dst.span_bytes().unwrap()];
             Plan::new(p.clone())
@@ -553,20 +567,7 @@ fn fused_lane_tails_match_reference_on_every_isa() {
         for alg in [Algorithm::Nearest, Algorithm::Linear] {
             let sdt = rng.pick(&[DataType::F32, DataType::Bf16]);
             let ddt = rng.pick(&[DataType::F32, DataType::Bf16]);
-            let rank = 2 + fin.len();
-            let dims = |sp: &[usize]| [&[1, c][..], sp].concat();
-            let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
-            let mut axes = vec![AxisRule::Identity; 2];
-            axes.extend(fin.iter().map(|_| AxisRule::OnednnHalfPixel));
-            let p = Problem {
-                alg,
-                direction: Direction::Backward,
-                axes,
-                src: Layout::dense_permuted(sdt, &dims(fout), &order),
-                dst: Layout::dense_permuted(ddt, &dims(fin), &order),
-                post_ops: vec![],
-                numerics: Numerics::Onednn,
-            };
+            let p = channels_last_bwd(alg, c, fin, fout, sdt, ddt);
             let kernel = matches_reference_on(&mut rng, case, &p, &isas);
             streamed += usize::from(kernel == "bwd_stream_lanes");
         }
