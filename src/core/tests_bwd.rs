@@ -574,3 +574,29 @@ fn fused_lane_tails_match_reference_on_every_isa() {
     }
     assert!(streamed >= 18, "laned rows took {streamed} of 22");
 }
+
+/// bf16 channels-last backward of forward downsampling (2..7 diff_src pixels per diff_dst
+/// one, linear, whole chunks of channels): `bwd_tiny`'s contiguous bf16 lanes, the
+/// reference's bits on every ISA.
+#[test]
+fn sparse_bf16_channels_last_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x5BF);
+    let isas = simd::available_isas();
+    let mut tiny = 0;
+    for case in 0..60 {
+        let c = rng.pick(&[16, 32, 48, 64, 128]);
+        let (ih, iw) = (rng.range(8, 40), rng.range(8, 40));
+        let (oh, ow) = ((ih / rng.range(1, 3)).max(1), (iw / rng.range(2, 3)).max(1));
+        let ddt = rng.pick(&[DataType::F32, DataType::Bf16]);
+        let p = channels_last_bwd(
+            Algorithm::Linear,
+            c,
+            &[ih, iw],
+            &[oh, ow],
+            DataType::Bf16,
+            ddt,
+        );
+        tiny += usize::from(matches_reference_on(&mut rng, case, &p, &isas) == "bwd_tiny");
+    }
+    assert!(tiny > 30, "bwd_tiny took {tiny} of 60");
+}
