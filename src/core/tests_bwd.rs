@@ -575,6 +575,87 @@ fn fused_lane_tails_match_reference_on_every_isa() {
     assert!(streamed >= 18, "laned rows took {streamed} of 22");
 }
 
+/// Rows beyond the plane walk (nchw-like, diff_dst f32): the permuted-window walk on AVX-512
+/// (`bwd_stream_perm`: blocks of 16 or 8 elements, shared or per-slot windows, wide blocks
+/// at clamped edges, masked loads at the row's end) and the row walk elsewhere, at every
+/// ratio class (integer, non-integer, downsampling, antialiased), 1..3 resampled axes:
+/// the reference's bits on every ISA.
+#[test]
+fn permuted_rows_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x9E12);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..200 {
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear, Algorithm::Linear]);
+        let spatial = rng.range(1, 3);
+        let mut fin = vec![rng.range(1, 2), rng.range(1, 3)];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(5);
+        for k in 0..spatial {
+            let last = k + 1 == spatial;
+            let i = if last {
+                rng.range(65, 200)
+            } else {
+                rng.range(1, 6)
+            };
+            let o = match rng.below(6) {
+                0 => i * 2,
+                1 => i * rng.range(3, 4),
+                2 => (i / 2).max(1),
+                3 => i * 3 / 2,
+                _ => rng.range((i / 3).max(1), 3 * i),
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(match flavour {
+                0 => AxisRule::OnednnHalfPixel,
+                1 => AxisRule::OnednnHalfPixelJitBwd,
+                2 => AxisRule::Affine {
+                    scale: o as f32 / i as f32 * rng.pick(&[1.0, 0.93, 1.17]),
+                    input_offset: rng.pick(&[0.5, 0.0]),
+                    output_offset: rng.pick(&[-0.5, 0.0]),
+                    rounding: NearestRounding::HalfUp,
+                    antialias: rng.below(3) == 0,
+                },
+                3 => AxisRule::TorchLinear {
+                    scale: axis::torch_linear_scale(i, o, rng.below(2) == 0, None),
+                    align_corners: rng.below(3) == 0,
+                },
+                _ => AxisRule::Floor {
+                    ratio: i as f32 / o as f32,
+                    exact: rng.below(2) == 0,
+                },
+            });
+        }
+        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
+        let mut src = Layout::dense(DataType::F32, &fout);
+        if rng.below(4) == 0 {
+            src.offset = rng.below(40);
+        }
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst: Layout::dense(ddt, &fin),
+            post_ops: vec![],
+            numerics: if flavour < 2 {
+                Numerics::Onednn
+            } else {
+                Numerics::Ieee
+            },
+        };
+        matches_reference_on(&mut rng, case, &p, &isas);
+        let widest = Plan::with_isa(p.clone(), *isas.last().unwrap()).unwrap();
+        *kinds.entry(widest.kernel_name()).or_insert(0) += 1;
+    }
+    if isas.contains(&simd::Isa::Avx512) {
+        let n = kinds.get("bwd_stream_perm").copied().unwrap_or(0);
+        assert!(n > 80, "bwd_stream_perm took {n} of 200: {kinds:?}");
+    }
+}
+
 /// bf16 channels-last backward of forward downsampling (2..7 diff_src pixels per diff_dst
 /// one, linear, whole chunks of channels): `bwd_tiny`'s contiguous bf16 lanes, the
 /// reference's bits on every ISA.

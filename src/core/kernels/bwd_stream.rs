@@ -114,6 +114,8 @@ pub(crate) struct StreamGeom {
     /// Some diff_src column is in no `w` list (forward downsampling along `w`): the laned
     /// walk then zero-fills such pixels instead of walking their terms.
     pub dead: bool,
+    /// Unlaned f32 diff_dst rows whose blocks read windows (see [`super::bwd_perm`]).
+    pub perm: Option<super::bwd_perm::Perm>,
 }
 
 /// Lanes per run of a laned walk before its row is split.
@@ -352,6 +354,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             flat,
             chunk: d.dims[w].max(1),
             dead,
+            perm: None,
         });
     }
     // At least 1 (empty axes and lanes are valid problems).
@@ -364,6 +367,22 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?
         .checked_mul(lane.as_ref().map_or(1, |l| l.nblk))?
         .checked_mul(d.dims[w].div_ceil(chunk).max(1))?;
+    // Permuted windows (AVX-512, f32 diff_dst) for every linear row walk; nearest keeps its
+    // fixed-stride loops where each group has them (nchw f32 8x64 56x56 <- 112x112: 1.74
+    // ms there, 1.91 permuted; non-integer ratios: 56x56 <- 75x75 3.76 -> 1.64).
+    // Half-width blocks (ratios 2..4) only where some group lacks those loops too (nchw
+    // 4x8 50x200 <- 50x600 linear: 0.49 ms there, 1.08 permuted; 3-D 8x30x40 <-
+    // 12x45x100: 11.8 -> 4.0).
+    let unrolled = segs
+        .iter()
+        .all(|sg| sg.uniform.is_some() || sg.scatter.is_some());
+    let perm = (lane.is_none()
+        && s.dtype == DataType::F32
+        && simd::isa() == simd::Isa::Avx512
+        && !(nearest && unrolled))
+        .then(|| super::bwd_perm::plan(&segs, d.dims[w], s.dims[w]))
+        .flatten()
+        .filter(|pm| pm.lanes == 16 || !unrolled);
     Some(StreamGeom {
         w,
         lane,
@@ -373,6 +392,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         flat: None,
         chunk,
         dead,
+        perm,
     })
 }
 
@@ -457,6 +477,10 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
         let in_place = d.dtype == DataType::F32 && aligned(b.dst);
         let mut acc = AlignedBuf::<f32>::zeroed(n_in);
         let mut tbuf = AlignedBuf::<f32>::new();
+        #[cfg(target_arch = "x86_64")]
+        if let Some(pm) = g.perm.as_ref().filter(|_| aligned(b.src)) {
+            return permuted(p, t, g, pm, &ra, b, start, end);
+        }
         let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
         for _ in start..end {
             let idx = runs.pos;
@@ -534,6 +558,86 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
             }
             if !in_place {
                 simd::store_contiguous(d.dtype, p.numerics, acc, b.dst.add(doff * d.dtype.size()));
+            }
+        }
+    }
+}
+
+/// [`unlaned`] by permuted windows (see [`super::bwd_perm`]).
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn permuted(
+    p: &Problem,
+    t: &Tables,
+    g: &StreamGeom,
+    pm: &super::bwd_perm::Perm,
+    ra: &[usize],
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    use super::bwd_perm::{row_avx512, Pos};
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and the kernel runs only on AVX-512 (the caller checked).
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let rank = d.rank();
+        let m = ra.len();
+        let n_in = d.dims[g.w];
+        let lin = p.alg != Algorithm::Nearest;
+        let in_place = d.dtype == DataType::F32 && aligned(b.dst);
+        let mut acc = AlignedBuf::<f32>::zeroed(if in_place { 0 } else { n_in });
+        let (mut combos, mut pos) = (Vec::new(), Vec::new());
+        let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0)], start);
+        for _ in start..end {
+            let idx = runs.pos;
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            // The row's group combinations and, per combination, its output positions.
+            combos.clear();
+            pos.clear();
+            let mut gi = [0usize; MAX_RANK];
+            loop {
+                if let Some(ls) = lists(t, ra, &idx[..rank], &gi[..m]) {
+                    let p0 = pos.len();
+                    let mut q = [0usize; MAX_RANK];
+                    loop {
+                        let mut e = Pos {
+                            off: sbase,
+                            w: [1.0; 2],
+                        };
+                        for a in 0..m {
+                            e.off += ls[a].0[q[a]] as usize * s.strides[ra[a]];
+                            e.w[a] = ls[a].1[q[a]];
+                        }
+                        pos.push(e);
+                        if !odometer(&mut q[..m], |a| ls[a].0.len()) {
+                            break;
+                        }
+                    }
+                    combos.push((p0, pos.len()));
+                }
+                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+                    break;
+                }
+            }
+            let out = if in_place {
+                (b.dst as *mut f32).add(doff)
+            } else {
+                acc.as_mut_ptr()
+            };
+            let src = b.src as *const f32;
+            match (m, lin) {
+                (0, false) | (1, false) | (2, false) => {
+                    row_avx512::<0, false>(src, pm, &g.segs, &combos, &pos, out, n_in)
+                }
+                (0, true) => row_avx512::<0, true>(src, pm, &g.segs, &combos, &pos, out, n_in),
+                (1, true) => row_avx512::<1, true>(src, pm, &g.segs, &combos, &pos, out, n_in),
+                _ => row_avx512::<2, true>(src, pm, &g.segs, &combos, &pos, out, n_in),
+            }
+            if !in_place {
+                simd::store_contiguous(d.dtype, p.numerics, &acc, b.dst.add(doff * d.dtype.size()));
             }
         }
     }

@@ -9,6 +9,7 @@
 //! - `bwd_rows`: backward along a unit-stride resampled last axis: a tight scalar gather per
 //!   diff_src element with the run's other-axis lists fixed.
 
+pub(crate) mod bwd_perm;
 pub(crate) mod bwd_planes;
 pub(crate) mod bwd_scatter;
 pub(crate) mod bwd_stream;

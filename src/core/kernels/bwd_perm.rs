@@ -1,0 +1,345 @@
+//! Backward rows by permuted windows (AVX-512, f32 diff_dst).
+//!
+//! The row walk of [`super::bwd_stream`] sums each group's `w` lists into a diff_src row in
+//! passes over the row: one pass per group, other-axis position and list slot, each reading
+//! and writing the whole accumulator row, with scalar or gathered columns where the lists
+//! are not a fixed stride (non-integer ratios). Here the row is cut into blocks of 16
+//! diff_src elements instead, and a block's sum stays in one register over all its terms:
+//! the columns a block reads from one diff_dst row (for one group) lie within 32 columns
+//! (ratios up to about 2 either way), loaded as two vectors and permuted into place per
+//! list slot; slots past an element's list are masked off, so each lane performs exactly
+//! the reference's sequence `acc = acc + ((dd * w_a0) * w_a1) * w_w` (nearest: `acc + dd`),
+//! in its order: group combinations (`w`'s group fastest), then the other axes' positions,
+//! then the `w` list.
+
+use super::bwd_stream::Segs;
+
+/// Lanes per block.
+const B: usize = 16;
+/// Columns a block's window holds (two vectors).
+const WIN: usize = 32;
+/// Most list slots per block and group (longer lists mean a wider ratio than the window).
+const MAX_SLOTS: usize = 8;
+
+/// One block of one group: its slots `e0..e1`; `shared` when all of them read one window
+/// (the first slot's), else each its own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Block {
+    pub e0: u32,
+    pub e1: u32,
+    pub shared: bool,
+}
+
+/// One list slot of a block: the window's first column, the lanes of its two vectors that
+/// lie inside the diff_dst row, the window index and weight per lane, and the lanes that
+/// add (those whose list is longer than the slot).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct Slot {
+    pub w: [f32; B],
+    /// Bytes: the loads, not the arithmetic, bound this kernel.
+    pub idx: [u8; B],
+    pub ws: u32,
+    pub lo: u16,
+    pub hi: u16,
+    pub mask: u16,
+}
+
+/// The permute tables of one group of `w`.
+#[derive(Clone, Debug)]
+pub(crate) struct Group {
+    pub blocks: Vec<Block>,
+    pub slots: Vec<Slot>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Perm {
+    pub groups: Vec<Group>,
+    pub nblk: usize,
+    /// Blocks where some slot's columns span more than a window (ratios beyond about 2 at
+    /// clamped edges): summed lane by lane from the lists instead.
+    pub wide: Vec<bool>,
+    /// Elements per block: 16, or 8 where 16 elements' columns outgrow the window (ratios
+    /// from about 2 to 4; the upper lanes then stay idle).
+    pub lanes: usize,
+}
+
+/// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) with blocks
+/// of 16 elements, else 8; `None` when more than a quarter of the blocks are wide.
+pub(crate) fn plan(segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
+    blocks_of(B, segs, n_in, n_out).or_else(|| blocks_of(B / 2, segs, n_in, n_out))
+}
+
+fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
+    let nblk = n_in.div_ceil(lanes_per);
+    let mut groups = Vec::with_capacity(segs.len());
+    let mut wide = vec![false; nblk];
+    for s in segs {
+        let mut g = Group {
+            blocks: Vec::with_capacity(nblk),
+            slots: Vec::new(),
+        };
+        for blk in 0..nblk {
+            let lanes = blk * lanes_per..(blk * lanes_per + lanes_per).min(n_in);
+            let slots = lanes.clone().map(|i| s.len[i] as usize).max().unwrap_or(0);
+            let e0 = g.slots.len();
+            let live = |j: usize| lanes.clone().filter(move |&i| (s.len[i] as usize) > j);
+            // The window of slot `j` (or of all slots at once): first and last column read.
+            let span = |js: std::ops::Range<usize>| {
+                let cols = || {
+                    js.clone()
+                        .flat_map(|j| live(j).map(move |i| s.start[i] as usize + j))
+                };
+                (cols().min().unwrap_or(0), cols().max().unwrap_or(0))
+            };
+            let whole = span(0..slots);
+            let shared = whole.1 < whole.0 + WIN;
+            for j in 0..slots {
+                let (ws, we) = if shared { whole } else { span(j..j + 1) };
+                if we >= ws + WIN || slots > MAX_SLOTS {
+                    wide[blk] = true;
+                    break;
+                }
+                // Window lanes inside the row (the loads are masked to them).
+                let inside = |from: usize| {
+                    let n = n_out.saturating_sub(ws + from).min(B);
+                    ((1u32 << n) - 1) as u16
+                };
+                let mut sl = Slot {
+                    w: [0.0; B],
+                    idx: [0; B],
+                    ws: u32::try_from(ws).ok()?,
+                    lo: inside(0),
+                    hi: inside(B),
+                    mask: 0,
+                };
+                for i in live(j) {
+                    let l = i - blk * lanes_per;
+                    sl.idx[l] = (s.start[i] as usize + j - ws) as u8;
+                    sl.w[l] = s.wt[s.wofs[i] as usize + j];
+                    sl.mask |= 1 << l;
+                }
+                g.slots.push(sl);
+            }
+            if wide[blk] {
+                g.slots.truncate(e0);
+            }
+            g.blocks.push(Block {
+                e0: e0 as u32,
+                e1: g.slots.len() as u32,
+                shared,
+            });
+        }
+        groups.push(g);
+    }
+    if wide.iter().filter(|&&w| w).count() * 4 > nblk {
+        return None;
+    }
+    Some(Perm {
+        groups,
+        nblk,
+        wide,
+        lanes: lanes_per,
+    })
+}
+
+/// One other-axis output position: the diff_dst row's offset and the other axes' weights.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pos {
+    pub off: usize,
+    pub w: [f32; 2],
+}
+
+/// One diff_src row: `combos` are ranges of `pos` (the positions of one combination of
+/// the other axes' groups, in order), `M` other-axis weights, `LIN` the `w` weights.
+/// Writes `n_in` sums to `out`.
+///
+/// # Safety
+/// AVX-512F; every position's row holds the columns the tables name (and `n_out` at most
+/// from `off`); `out` holds `n_in` values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn row_avx512<const M: usize, const LIN: bool>(
+    src: *const f32,
+    perm: &Perm,
+    segs: &[Segs],
+    combos: &[(usize, usize)],
+    pos: &[Pos],
+    out: *mut f32,
+    n_in: usize,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        // Blocks with the same slot counts in every group run several at a time: each
+        // block's sum is one chain of dependent additions, and interleaved chains overlap.
+        let same = |a: usize, b: usize| {
+            !perm.wide[a]
+                && !perm.wide[b]
+                && perm.groups.iter().all(|g| {
+                    let (x, y) = (g.blocks[a], g.blocks[b]);
+                    x.shared && y.shared && x.e1 - x.e0 == y.e1 - y.e0
+                })
+        };
+        let mut blk = 0;
+        while blk < perm.nblk {
+            if perm.wide[blk] {
+                let l = perm.lanes;
+                wide_block::<M, LIN>(
+                    src,
+                    segs,
+                    combos,
+                    pos,
+                    out,
+                    blk * l..(blk * l + l).min(n_in),
+                );
+                blk += 1;
+                continue;
+            }
+            let k = (1..4)
+                .take_while(|&k| blk + k < perm.nblk && same(blk, blk + k))
+                .count()
+                + 1;
+            match k {
+                4 => blocks_avx512::<M, LIN, 4>(src, perm, blk, combos, pos, out, n_in),
+                3 => blocks_avx512::<M, LIN, 3>(src, perm, blk, combos, pos, out, n_in),
+                2 => blocks_avx512::<M, LIN, 2>(src, perm, blk, combos, pos, out, n_in),
+                _ => blocks_avx512::<M, LIN, 1>(src, perm, blk, combos, pos, out, n_in),
+            }
+            blk += k;
+        }
+    }
+}
+
+/// Blocks `blk..blk + K` (same slot counts), their sums into `out`.
+///
+/// # Safety
+/// As [`row_avx512`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
+    src: *const f32,
+    perm: &Perm,
+    blk: usize,
+    combos: &[(usize, usize)],
+    pos: &[Pos],
+    out: *mut f32,
+    n_in: usize,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: loads are masked to the row, stores to `n_in` values.
+    unsafe {
+        let mut acc = [_mm512_setzero_ps(); K];
+        for &(p0, p1) in combos {
+            for g in &perm.groups {
+                let b = g.blocks[blk];
+                let n = (b.e1 - b.e0) as usize;
+                if n == 0 {
+                    continue;
+                }
+                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
+                // Masked loads: lanes past the row are not read.
+                let window = |row: *const f32, sl: &Slot| {
+                    let r = row.wrapping_add(sl.ws as usize);
+                    if sl.hi == u16::MAX {
+                        (_mm512_loadu_ps(r), _mm512_loadu_ps(r.add(B)))
+                    } else {
+                        (
+                            _mm512_maskz_loadu_ps(sl.lo, r),
+                            _mm512_maskz_loadu_ps(sl.hi, r.wrapping_add(B)),
+                        )
+                    }
+                };
+                let shared = b.shared;
+                // Fixed slot counts unroll (the loop branches cost as much as the work).
+                macro_rules! body {
+                    ($n:expr) => {
+                        for p in &pos[p0..p1] {
+                            let row = src.wrapping_add(p.off);
+                            let mut win: [(__m512, __m512); K] = std::array::from_fn(|k| {
+                                if shared {
+                                    window(row, g.slots.get_unchecked(e0[k]))
+                                } else {
+                                    (_mm512_setzero_ps(), _mm512_setzero_ps())
+                                }
+                            });
+                            for j in 0..$n {
+                                for k in 0..K {
+                                    let sl = g.slots.get_unchecked(e0[k] + j);
+                                    if !shared {
+                                        win[k] = window(row, sl);
+                                    }
+                                    let ix = _mm512_cvtepu8_epi32(_mm_loadu_si128(
+                                        sl.idx.as_ptr() as *const __m128i
+                                    ));
+                                    let mut x = _mm512_permutex2var_ps(win[k].0, ix, win[k].1);
+                                    for &wa in &p.w[..M] {
+                                        x = _mm512_mul_ps(x, _mm512_set1_ps(wa));
+                                    }
+                                    if LIN {
+                                        x = _mm512_mul_ps(x, _mm512_load_ps(sl.w.as_ptr()));
+                                    }
+                                    acc[k] = _mm512_mask_add_ps(acc[k], sl.mask, acc[k], x);
+                                }
+                            }
+                        }
+                    };
+                }
+                match n {
+                    1 => body!(1),
+                    2 => body!(2),
+                    3 => body!(3),
+                    _ => body!(n),
+                }
+            }
+        }
+        for (k, a) in acc.iter().enumerate() {
+            let o = (blk + k) * perm.lanes;
+            let n = (n_in - o).min(perm.lanes);
+            if n == B {
+                _mm512_storeu_ps(out.add(o), *a);
+            } else {
+                _mm512_mask_storeu_ps(out.add(o), ((1u32 << n) - 1) as u16, *a);
+            }
+        }
+    }
+}
+
+/// A wide block's lanes `lanes`, one at a time, from the lists (the same operations).
+///
+/// # Safety
+/// As [`row_avx512`].
+#[inline(never)]
+unsafe fn wide_block<const M: usize, const LIN: bool>(
+    src: *const f32,
+    segs: &[Segs],
+    combos: &[(usize, usize)],
+    pos: &[Pos],
+    out: *mut f32,
+    lanes: std::ops::Range<usize>,
+) {
+    // SAFETY: the caller's: every list column lies in each position's row.
+    unsafe {
+        for i in lanes {
+            let mut acc = 0f32;
+            for &(p0, p1) in combos {
+                for s in segs {
+                    let (st, wo) = (s.start[i] as usize, s.wofs[i] as usize);
+                    for p in &pos[p0..p1] {
+                        for j in 0..s.len[i] as usize {
+                            let mut x = *src.add(p.off + st + j);
+                            for &wa in &p.w[..M] {
+                                x *= wa;
+                            }
+                            if LIN {
+                                x *= s.wt[wo + j];
+                            }
+                            acc += x;
+                        }
+                    }
+                }
+            }
+            *out.add(i) = acc;
+        }
+    }
+}
