@@ -12,7 +12,7 @@
 //! in its order: group combinations (`w`'s group fastest), then the other axes' positions,
 //! then the `w` list.
 
-use super::bwd_stream::Segs;
+use super::bwd_stream::{Segs, Term};
 
 /// Lanes per block.
 const B: usize = 16;
@@ -143,13 +143,6 @@ fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Opti
     })
 }
 
-/// One other-axis output position: the diff_dst row's offset and the other axes' weights.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Pos {
-    pub off: usize,
-    pub w: [f32; 2],
-}
-
 /// One diff_src row: `combos` are ranges of `pos` (the positions of one combination of
 /// the other axes' groups, in order), `M` other-axis weights, `LIN` the `w` weights.
 /// Writes `n_in` sums to `out`.
@@ -163,8 +156,8 @@ pub(crate) unsafe fn row_avx512<const M: usize, const LIN: bool>(
     src: *const f32,
     perm: &Perm,
     segs: &[Segs],
-    combos: &[(usize, usize)],
-    pos: &[Pos],
+    combos: &[(u32, u32)],
+    pos: &[Term],
     out: *mut f32,
     n_in: usize,
 ) {
@@ -221,8 +214,8 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
     src: *const f32,
     perm: &Perm,
     blk: usize,
-    combos: &[(usize, usize)],
-    pos: &[Pos],
+    combos: &[(u32, u32)],
+    pos: &[Term],
     out: *mut f32,
     n_in: usize,
 ) {
@@ -231,6 +224,7 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
     unsafe {
         let mut acc = [_mm512_setzero_ps(); K];
         for &(p0, p1) in combos {
+            let (p0, p1) = (p0 as usize, p1 as usize);
             for g in &perm.groups {
                 let b = g.blocks[blk];
                 let n = (b.e1 - b.e0) as usize;
@@ -313,8 +307,8 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
 unsafe fn wide_block<const M: usize, const LIN: bool>(
     src: *const f32,
     segs: &[Segs],
-    combos: &[(usize, usize)],
-    pos: &[Pos],
+    combos: &[(u32, u32)],
+    pos: &[Term],
     out: *mut f32,
     lanes: std::ops::Range<usize>,
 ) {
@@ -323,6 +317,7 @@ unsafe fn wide_block<const M: usize, const LIN: bool>(
         for i in lanes {
             let mut acc = 0f32;
             for &(p0, p1) in combos {
+                let (p0, p1) = (p0 as usize, p1 as usize);
                 for s in segs {
                     let (st, wo) = (s.start[i] as usize, s.wofs[i] as usize);
                     for p in &pos[p0..p1] {

@@ -576,7 +576,7 @@ unsafe fn permuted(
     start: usize,
     end: usize,
 ) {
-    use super::bwd_perm::{row_avx512, Pos};
+    use super::bwd_perm::row_avx512;
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and the kernel runs only on AVX-512 (the caller checked).
@@ -588,40 +588,21 @@ unsafe fn permuted(
         let lin = p.alg != Algorithm::Nearest;
         let in_place = d.dtype == DataType::F32 && aligned(b.dst);
         let mut acc = AlignedBuf::<f32>::zeroed(if in_place { 0 } else { n_in });
-        let (mut combos, mut pos) = (Vec::new(), Vec::new());
+        let (mut terms, mut combos) = (Vec::new(), Vec::new());
         let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0)], start);
         for _ in start..end {
             let idx = runs.pos;
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            // The row's group combinations and, per combination, its output positions.
-            combos.clear();
-            pos.clear();
-            let mut gi = [0usize; MAX_RANK];
-            loop {
-                if let Some(ls) = lists(t, ra, &idx[..rank], &gi[..m]) {
-                    let p0 = pos.len();
-                    let mut q = [0usize; MAX_RANK];
-                    loop {
-                        let mut e = Pos {
-                            off: sbase,
-                            w: [1.0; 2],
-                        };
-                        for a in 0..m {
-                            e.off += ls[a].0[q[a]] as usize * s.strides[ra[a]];
-                            e.w[a] = ls[a].1[q[a]];
-                        }
-                        pos.push(e);
-                        if !odometer(&mut q[..m], |a| ls[a].0.len()) {
-                            break;
-                        }
-                    }
-                    combos.push((p0, pos.len()));
-                }
-                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
-                    break;
-                }
-            }
+            row_terms(
+                t,
+                &s.strides,
+                ra,
+                &idx[..rank],
+                sbase,
+                &mut terms,
+                &mut combos,
+            );
             let out = if in_place {
                 (b.dst as *mut f32).add(doff)
             } else {
@@ -630,11 +611,11 @@ unsafe fn permuted(
             let src = b.src as *const f32;
             match (m, lin) {
                 (0, false) | (1, false) | (2, false) => {
-                    row_avx512::<0, false>(src, pm, &g.segs, &combos, &pos, out, n_in)
+                    row_avx512::<0, false>(src, pm, &g.segs, &combos, &terms, out, n_in)
                 }
-                (0, true) => row_avx512::<0, true>(src, pm, &g.segs, &combos, &pos, out, n_in),
-                (1, true) => row_avx512::<1, true>(src, pm, &g.segs, &combos, &pos, out, n_in),
-                _ => row_avx512::<2, true>(src, pm, &g.segs, &combos, &pos, out, n_in),
+                (0, true) => row_avx512::<0, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
+                (1, true) => row_avx512::<1, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
+                _ => row_avx512::<2, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
             }
             if !in_place {
                 simd::store_contiguous(d.dtype, p.numerics, &acc, b.dst.add(doff * d.dtype.size()));
@@ -1164,12 +1145,55 @@ macro_rules! multiversion_sm {
 
 multiversion_sm!(scale_row, scale_row_body, (src: *const u8, off: usize, w: &[f32; 3], out: &mut [f32]));
 
-/// One other-axis output position of a laned run: diff_dst offset of its row and the
-/// other axes' weights (in axis order).
+/// One other-axis output position of a run: diff_dst offset of its row and the other
+/// axes' weights (in axis order).
 #[derive(Clone, Copy, Debug)]
-struct Term {
-    off: usize,
-    w: [f32; 2],
+pub(crate) struct Term {
+    pub off: usize,
+    pub w: [f32; 2],
+}
+
+/// A run's other-axis terms (`ra`, at `idx`, diff_dst rows from `sbase`), by group
+/// combination: `combos` are ranges of `terms`, in the reference's order.
+fn row_terms(
+    t: &Tables,
+    strides: &[usize],
+    ra: &[usize],
+    idx: &[usize],
+    sbase: usize,
+    terms: &mut Vec<Term>,
+    combos: &mut Vec<(u32, u32)>,
+) {
+    let m = ra.len();
+    terms.clear();
+    combos.clear();
+    let mut gi = [0usize; MAX_RANK];
+    loop {
+        if let Some(ls) = lists(t, ra, idx, &gi[..m]) {
+            let t0 = terms.len() as u32;
+            let mut pos = [0usize; MAX_RANK];
+            loop {
+                let mut tm = Term {
+                    off: sbase,
+                    w: [1.0; 2],
+                };
+                for a in 0..m {
+                    tm.off += ls[a].0[pos[a]] as usize * strides[ra[a]];
+                    if a < 2 {
+                        tm.w[a] = ls[a].1[pos[a]];
+                    }
+                }
+                terms.push(tm);
+                if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
+                    break;
+                }
+            }
+            combos.push((t0, terms.len() as u32));
+        }
+        if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
+            break;
+        }
+    }
 }
 
 /// Adds term `t`'s part of a pixel's `w` list to its lanes `r`: columns from `base`, `pss`
@@ -1464,7 +1488,6 @@ unsafe fn laned(
         let rank = d.rank();
         let w = g.w;
         let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-        let m = ra.len();
         let n_in = d.dims[w];
         let dsz = d.dtype.size();
         let cdim = d.dims[la.c];
@@ -1491,36 +1514,15 @@ unsafe fn laned(
             let valid = la.block.min(cdim - (blk * la.block).min(cdim));
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            // The run's other-axis terms, by group combination.
-            terms.clear();
-            combos.clear();
-            let mut gi = [0usize; MAX_RANK];
-            loop {
-                if let Some(ls) = lists(t, &ra, &idx[..rank], &gi[..m]) {
-                    let t0 = terms.len() as u32;
-                    let mut pos = [0usize; MAX_RANK];
-                    loop {
-                        let mut tm = Term {
-                            off: sbase,
-                            w: [1.0; 2],
-                        };
-                        for a in 0..m {
-                            tm.off += ls[a].0[pos[a]] as usize * s.strides[ra[a]];
-                            if a < 2 {
-                                tm.w[a] = ls[a].1[pos[a]];
-                            }
-                        }
-                        terms.push(tm);
-                        if !odometer(&mut pos[..m], |a| ls[a].0.len()) {
-                            break;
-                        }
-                    }
-                    combos.push((t0, terms.len() as u32));
-                }
-                if !odometer(&mut gi[..m], |a| t.bwd[ra[a]].as_ref().unwrap().groups) {
-                    break;
-                }
-            }
+            row_terms(
+                t,
+                &s.strides,
+                &ra,
+                &idx[..rank],
+                sbase,
+                &mut terms,
+                &mut combos,
+            );
             if terms.is_empty() {
                 // No output reads this row (forward downsampling along another axis): its
                 // pixels' lanes (and block padding) are 0.0, all-zero bytes in every type.
