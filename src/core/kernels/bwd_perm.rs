@@ -1,4 +1,4 @@
-//! Backward rows by permuted windows (AVX-512, f32 diff_dst).
+//! Backward rows by permuted windows (AVX-512 and AVX2, f32 diff_dst).
 //!
 //! The row walk of [`super::bwd_stream`] sums each group's `w` lists into a diff_src row in
 //! passes over the row: one pass per group, other-axis position and list slot, each reading
@@ -10,14 +10,14 @@
 //! list slot; slots past an element's list are masked off, so each lane performs exactly
 //! the reference's sequence `acc = acc + ((dd * w_a0) * w_a1) * w_w` (nearest: `acc + dd`),
 //! in its order: group combinations (`w`'s group fastest), then the other axes' positions,
-//! then the `w` list.
+//! then the `w` list. AVX2 runs blocks of 8 over windows of 16 columns (two permutes and a
+//! blend per slot).
 
+use super::super::simd::Isa;
 use super::bwd_stream::{Segs, Term};
 
-/// Lanes per block.
+/// Lanes per block (at most; table rows are this wide).
 const B: usize = 16;
-/// Columns a block's window holds (two vectors).
-const WIN: usize = 32;
 /// Most list slots per block and group (longer lists mean a wider ratio than the window).
 const MAX_SLOTS: usize = 8;
 
@@ -43,6 +43,8 @@ pub(crate) struct Slot {
     pub lo: u16,
     pub hi: u16,
     pub mask: u16,
+    /// The whole window lies in the row (plain loads).
+    pub full: bool,
 }
 
 /// The permute tables of one group of `w`.
@@ -62,15 +64,30 @@ pub(crate) struct Perm {
     /// Elements per block: 16, or 8 where 16 elements' columns outgrow the window (ratios
     /// from about 2 to 4; the upper lanes then stay idle).
     pub lanes: usize,
+    /// The ISA the blocks are shaped for (the plan's).
+    pub isa: Isa,
 }
 
-/// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) with blocks
-/// of 16 elements, else 8; `None` when more than a quarter of the blocks are wide.
-pub(crate) fn plan(segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
-    blocks_of(B, segs, n_in, n_out).or_else(|| blocks_of(B / 2, segs, n_in, n_out))
+/// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
+/// AVX-512 blocks of 16 elements, else 8, over 32-column windows; AVX2 blocks of 8 over 16
+/// columns; `None` for other ISAs or when more than a quarter of the blocks are wide.
+pub(crate) fn plan(isa: Isa, segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
+    match isa {
+        Isa::Avx512 => blocks_of(B, 2 * B, segs, n_in, n_out)
+            .or_else(|| blocks_of(B / 2, 2 * B, segs, n_in, n_out)),
+        Isa::Avx2 => blocks_of(B / 2, B, segs, n_in, n_out),
+        _ => None,
+    }
+    .map(|p| Perm { isa, ..p })
 }
 
-fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
+fn blocks_of(
+    lanes_per: usize,
+    win: usize,
+    segs: &[Segs],
+    n_in: usize,
+    n_out: usize,
+) -> Option<Perm> {
     let nblk = n_in.div_ceil(lanes_per);
     let mut groups = Vec::with_capacity(segs.len());
     let mut wide = vec![false; nblk];
@@ -93,16 +110,17 @@ fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Opti
                 (cols().min().unwrap_or(0), cols().max().unwrap_or(0))
             };
             let whole = span(0..slots);
-            let shared = whole.1 < whole.0 + WIN;
+            let shared = whole.1 < whole.0 + win;
             for j in 0..slots {
                 let (ws, we) = if shared { whole } else { span(j..j + 1) };
-                if we >= ws + WIN || slots > MAX_SLOTS {
+                if we >= ws + win || slots > MAX_SLOTS {
                     wide[blk] = true;
                     break;
                 }
                 // Window lanes inside the row (the loads are masked to them).
+                let half = win / 2;
                 let inside = |from: usize| {
-                    let n = n_out.saturating_sub(ws + from).min(B);
+                    let n = n_out.saturating_sub(ws + from).min(half);
                     ((1u32 << n) - 1) as u16
                 };
                 let mut sl = Slot {
@@ -110,7 +128,8 @@ fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Opti
                     idx: [0; B],
                     ws: u32::try_from(ws).ok()?,
                     lo: inside(0),
-                    hi: inside(B),
+                    hi: inside(half),
+                    full: n_out >= ws + win,
                     mask: 0,
                 };
                 for i in live(j) {
@@ -140,6 +159,7 @@ fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Opti
         nblk,
         wide,
         lanes: lanes_per,
+        isa: Isa::Base,
     })
 }
 
@@ -148,11 +168,59 @@ fn blocks_of(lanes_per: usize, segs: &[Segs], n_in: usize, n_out: usize) -> Opti
 /// Writes `n_in` sums to `out`.
 ///
 /// # Safety
-/// AVX-512F; every position's row holds the columns the tables name (and `n_out` at most
-/// from `off`); `out` holds `n_in` values.
+/// The CPU has `perm.isa` (the tables' ISA); every position's row holds the
+/// columns the tables name (and `n_out` at most from `off`); `out` holds `n_in` values.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-pub(crate) unsafe fn row_avx512<const M: usize, const LIN: bool>(
+pub(crate) unsafe fn row<const M: usize, const LIN: bool>(
+    src: *const f32,
+    perm: &Perm,
+    segs: &[Segs],
+    combos: &[(u32, u32)],
+    pos: &[Term],
+    out: *mut f32,
+    n_in: usize,
+) {
+    // One function per ISA, so that its block kernels inline into the walk.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512<const M: usize, const LIN: bool>(
+        src: *const f32,
+        perm: &Perm,
+        segs: &[Segs],
+        combos: &[(u32, u32)],
+        pos: &[Term],
+        out: *mut f32,
+        n_in: usize,
+    ) {
+        // SAFETY: the caller's.
+        unsafe { row_body::<M, LIN, true>(src, perm, segs, combos, pos, out, n_in) }
+    }
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<const M: usize, const LIN: bool>(
+        src: *const f32,
+        perm: &Perm,
+        segs: &[Segs],
+        combos: &[(u32, u32)],
+        pos: &[Term],
+        out: *mut f32,
+        n_in: usize,
+    ) {
+        // SAFETY: the caller's.
+        unsafe { row_body::<M, LIN, false>(src, perm, segs, combos, pos, out, n_in) }
+    }
+    // SAFETY: the caller's; each variant runs on the ISA the tables were planned for.
+    unsafe {
+        if perm.isa == Isa::Avx512 {
+            avx512::<M, LIN>(src, perm, segs, combos, pos, out, n_in)
+        } else {
+            avx2::<M, LIN>(src, perm, segs, combos, pos, out, n_in)
+        }
+    }
+}
+
+/// [`row`]'s walk over blocks; `W`: the AVX-512 block kernel, else the AVX2 one.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn row_body<const M: usize, const LIN: bool, const W: bool>(
     src: *const f32,
     perm: &Perm,
     segs: &[Segs],
@@ -192,11 +260,20 @@ pub(crate) unsafe fn row_avx512<const M: usize, const LIN: bool>(
                 .take_while(|&k| blk + k < perm.nblk && same(blk, blk + k))
                 .count()
                 + 1;
+            macro_rules! by_isa {
+                ($k:literal) => {
+                    if W {
+                        blocks_avx512::<M, LIN, $k>(src, perm, blk, combos, pos, out, n_in)
+                    } else {
+                        blocks_avx2::<M, LIN, $k>(src, perm, blk, combos, pos, out, n_in)
+                    }
+                };
+            }
             match k {
-                4 => blocks_avx512::<M, LIN, 4>(src, perm, blk, combos, pos, out, n_in),
-                3 => blocks_avx512::<M, LIN, 3>(src, perm, blk, combos, pos, out, n_in),
-                2 => blocks_avx512::<M, LIN, 2>(src, perm, blk, combos, pos, out, n_in),
-                _ => blocks_avx512::<M, LIN, 1>(src, perm, blk, combos, pos, out, n_in),
+                4 => by_isa!(4),
+                3 => by_isa!(3),
+                2 => by_isa!(2),
+                _ => by_isa!(1),
             }
             blk += k;
         }
@@ -235,7 +312,7 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
                 // Masked loads: lanes past the row are not read.
                 let window = |row: *const f32, sl: &Slot| {
                     let r = row.wrapping_add(sl.ws as usize);
-                    if sl.hi == u16::MAX {
+                    if sl.full {
                         (_mm512_loadu_ps(r), _mm512_loadu_ps(r.add(B)))
                     } else {
                         (
@@ -294,6 +371,120 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
                 _mm512_storeu_ps(out.add(o), *a);
             } else {
                 _mm512_mask_storeu_ps(out.add(o), ((1u32 << n) - 1) as u16, *a);
+            }
+        }
+    }
+}
+
+/// [`blocks_avx512`] for AVX2: blocks of 8 over 16-column windows; a slot's values are the
+/// two halves permuted and blended on the index's bit 3, its lanes added by a blend.
+///
+/// # Safety
+/// As [`row`], on AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn blocks_avx2<const M: usize, const LIN: bool, const K: usize>(
+    src: *const f32,
+    perm: &Perm,
+    blk: usize,
+    combos: &[(u32, u32)],
+    pos: &[Term],
+    out: *mut f32,
+    n_in: usize,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: loads are masked to the row, stores to `n_in` values.
+    unsafe {
+        let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        // Lanes `l` with bit `l` of `m` set, as a vector mask.
+        let lanes = |m: u16| {
+            let v = _mm256_and_si256(_mm256_set1_epi32(m as i32), bits);
+            _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, bits))
+        };
+        let mut acc = [_mm256_setzero_ps(); K];
+        for &(p0, p1) in combos {
+            let (p0, p1) = (p0 as usize, p1 as usize);
+            for g in &perm.groups {
+                let b = g.blocks[blk];
+                let n = (b.e1 - b.e0) as usize;
+                if n == 0 {
+                    continue;
+                }
+                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
+                // Masked loads: lanes past the row are not read (the halves' valid lanes
+                // are leading ones).
+                let window = |row: *const f32, sl: &Slot| {
+                    let r = row.wrapping_add(sl.ws as usize);
+                    if sl.full {
+                        (_mm256_loadu_ps(r), _mm256_loadu_ps(r.add(8)))
+                    } else {
+                        let valid = |m: u16| {
+                            _mm256_cmpgt_epi32(_mm256_set1_epi32(m.count_ones() as i32), iota)
+                        };
+                        (
+                            _mm256_maskload_ps(r, valid(sl.lo)),
+                            _mm256_maskload_ps(r.wrapping_add(8), valid(sl.hi)),
+                        )
+                    }
+                };
+                let shared = b.shared;
+                macro_rules! body {
+                    ($n:expr) => {
+                        for p in &pos[p0..p1] {
+                            let row = src.wrapping_add(p.off);
+                            let mut win: [(__m256, __m256); K] = std::array::from_fn(|k| {
+                                if shared {
+                                    window(row, g.slots.get_unchecked(e0[k]))
+                                } else {
+                                    (_mm256_setzero_ps(), _mm256_setzero_ps())
+                                }
+                            });
+                            for j in 0..$n {
+                                for k in 0..K {
+                                    let sl = g.slots.get_unchecked(e0[k] + j);
+                                    if !shared {
+                                        win[k] = window(row, sl);
+                                    }
+                                    let ix = _mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                                        sl.idx.as_ptr() as *const __m128i
+                                    ));
+                                    let upper = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(ix));
+                                    let mut x = _mm256_blendv_ps(
+                                        _mm256_permutevar8x32_ps(win[k].0, ix),
+                                        _mm256_permutevar8x32_ps(win[k].1, ix),
+                                        upper,
+                                    );
+                                    for &wa in &p.w[..M] {
+                                        x = _mm256_mul_ps(x, _mm256_set1_ps(wa));
+                                    }
+                                    if LIN {
+                                        x = _mm256_mul_ps(x, _mm256_load_ps(sl.w.as_ptr()));
+                                    }
+                                    let add = _mm256_add_ps(acc[k], x);
+                                    acc[k] = _mm256_blendv_ps(acc[k], add, lanes(sl.mask));
+                                }
+                            }
+                        }
+                    };
+                }
+                match n {
+                    1 => body!(1),
+                    2 => body!(2),
+                    3 => body!(3),
+                    _ => body!(n),
+                }
+            }
+        }
+        for (k, a) in acc.iter().enumerate() {
+            let o = (blk + k) * perm.lanes;
+            let n = (n_in - o).min(perm.lanes);
+            if n == 8 {
+                _mm256_storeu_ps(out.add(o), *a);
+            } else {
+                let keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), iota);
+                _mm256_maskstore_ps(out.add(o), keep, *a);
             }
         }
     }

@@ -370,19 +370,27 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     // Permuted windows (AVX-512, f32 diff_dst) for every linear row walk; nearest keeps its
     // fixed-stride loops where each group has them (nchw f32 8x64 56x56 <- 112x112: 1.74
     // ms there, 1.91 permuted; non-integer ratios: 56x56 <- 75x75 3.76 -> 1.64).
-    // Half-width blocks (ratios 2..4) only where some group lacks those loops too (nchw
-    // 4x8 50x200 <- 50x600 linear: 0.49 ms there, 1.08 permuted; 3-D 8x30x40 <-
+    // AVX-512 blocks of 8 (ratios 2..4) only where some group lacks a fixed-stride stretch
+    // (nchw 4x8 50x200 <- 50x600 linear: 0.49 ms there, 1.08 permuted; 3-D 8x30x40 <-
     // 12x45x100: 11.8 -> 4.0).
     let unrolled = segs
         .iter()
         .all(|sg| sg.uniform.is_some() || sg.scatter.is_some());
-    let perm = (lane.is_none()
-        && s.dtype == DataType::F32
-        && simd::isa() == simd::Isa::Avx512
-        && !(nearest && unrolled))
-        .then(|| super::bwd_perm::plan(&segs, d.dims[w], s.dims[w]))
+    let perm = (lane.is_none() && s.dtype == DataType::F32 && !(nearest && unrolled))
+        .then(|| super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w]))
         .flatten()
-        .filter(|pm| pm.lanes == 16 || !unrolled);
+        .filter(|pm| {
+            let strided = segs.iter().all(|sg| sg.uniform.is_some());
+            match (pm.isa, pm.lanes) {
+                (simd::Isa::Avx512, 16) => true,
+                (simd::Isa::Avx512, _) => !strided,
+                // AVX2 (blocks of 8, two permutes and two blends a slot) wins over the gather
+                // loops (nchw 8x64 56x56 <- 75x75 linear 10.0 -> 6.2 ms, nearest 3.8 -> 2.8)
+                // but not over the scatter of forward downsampling (112x112 <- 56x56 linear:
+                // 5.6 there, 10.9 here).
+                _ => !strided && s.dims[w] >= d.dims[w],
+            }
+        });
     Some(StreamGeom {
         w,
         lane,
@@ -576,10 +584,10 @@ unsafe fn permuted(
     start: usize,
     end: usize,
 ) {
-    use super::bwd_perm::row_avx512;
+    use super::bwd_perm::row;
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
-    // are written by it alone, and the kernel runs only on AVX-512 (the caller checked).
+    // are written by it alone, and the kernel runs on the ISA its tables were planned for (the plan's).
     unsafe {
         let (s, d) = (&p.src, &p.dst);
         let rank = d.rank();
@@ -611,11 +619,11 @@ unsafe fn permuted(
             let src = b.src as *const f32;
             match (m, lin) {
                 (0, false) | (1, false) | (2, false) => {
-                    row_avx512::<0, false>(src, pm, &g.segs, &combos, &terms, out, n_in)
+                    row::<0, false>(src, pm, &g.segs, &combos, &terms, out, n_in)
                 }
-                (0, true) => row_avx512::<0, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
-                (1, true) => row_avx512::<1, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
-                _ => row_avx512::<2, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
+                (0, true) => row::<0, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
+                (1, true) => row::<1, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
+                _ => row::<2, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
             }
             if !in_place {
                 simd::store_contiguous(d.dtype, p.numerics, &acc, b.dst.add(doff * d.dtype.size()));
