@@ -575,7 +575,7 @@ fn fused_lane_tails_match_reference_on_every_isa() {
     assert!(streamed >= 18, "laned rows took {streamed} of 22");
 }
 
-/// Rows beyond the plane walk (nchw-like, diff_dst f32): the permuted-window walk on AVX-512
+/// Rows beyond the plane walk (nchw-like, diff_dst f32 or bf16): the permuted-window walk on AVX-512
 /// and AVX2 (`bwd_stream_perm`: blocks of 16 or 8 elements, shared or per-slot windows, wide
 /// blocks at clamped edges, masked loads at the row's end) and the row walk elsewhere, at every
 /// ratio class (integer, non-integer, downsampling, antialiased), 1..3 resampled axes:
@@ -629,7 +629,8 @@ fn permuted_rows_match_reference_on_every_isa() {
             });
         }
         let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
-        let mut src = Layout::dense(DataType::F32, &fout);
+        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+        let mut src = Layout::dense(sdt, &fout);
         if rng.below(4) == 0 {
             src.offset = rng.below(40);
         }

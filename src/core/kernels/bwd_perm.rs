@@ -1,4 +1,4 @@
-//! Backward rows by permuted windows (AVX-512 and AVX2, f32 diff_dst).
+//! Backward rows by permuted windows (AVX-512 and AVX2, f32 or bf16 diff_dst).
 //!
 //! The row walk of [`super::bwd_stream`] sums each group's `w` lists into a diff_src row in
 //! passes over the row: one pass per group, other-axis position and list slot, each reading
@@ -13,8 +13,12 @@
 //! then the `w` list. AVX2 runs blocks of 8 over windows of 16 columns (two permutes and a
 //! blend per slot).
 
+#[cfg(target_arch = "x86_64")]
+use super::super::dtype::bf16_to_f32;
 use super::super::simd::Isa;
-use super::bwd_stream::{Segs, Term};
+use super::bwd_stream::Segs;
+#[cfg(target_arch = "x86_64")]
+use super::bwd_stream::Term;
 
 /// Lanes per block (at most; table rows are this wide).
 const B: usize = 16;
@@ -171,8 +175,8 @@ fn blocks_of(
 /// The CPU has `perm.isa` (the tables' ISA); every position's row holds the
 /// columns the tables name (and `n_out` at most from `off`); `out` holds `n_in` values.
 #[cfg(target_arch = "x86_64")]
-pub(crate) unsafe fn row<const M: usize, const LIN: bool>(
-    src: *const f32,
+pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
+    src: *const u8,
     perm: &Perm,
     segs: &[Segs],
     combos: &[(u32, u32)],
@@ -182,8 +186,8 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool>(
 ) {
     // One function per ISA, so that its block kernels inline into the walk.
     #[target_feature(enable = "avx512f")]
-    unsafe fn avx512<const M: usize, const LIN: bool>(
-        src: *const f32,
+    unsafe fn avx512<const M: usize, const LIN: bool, const BF: bool>(
+        src: *const u8,
         perm: &Perm,
         segs: &[Segs],
         combos: &[(u32, u32)],
@@ -192,11 +196,11 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool>(
         n_in: usize,
     ) {
         // SAFETY: the caller's.
-        unsafe { row_body::<M, LIN, true>(src, perm, segs, combos, pos, out, n_in) }
+        unsafe { row_body::<M, LIN, BF, true>(src, perm, segs, combos, pos, out, n_in) }
     }
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2<const M: usize, const LIN: bool>(
-        src: *const f32,
+    unsafe fn avx2<const M: usize, const LIN: bool, const BF: bool>(
+        src: *const u8,
         perm: &Perm,
         segs: &[Segs],
         combos: &[(u32, u32)],
@@ -205,14 +209,14 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool>(
         n_in: usize,
     ) {
         // SAFETY: the caller's.
-        unsafe { row_body::<M, LIN, false>(src, perm, segs, combos, pos, out, n_in) }
+        unsafe { row_body::<M, LIN, BF, false>(src, perm, segs, combos, pos, out, n_in) }
     }
     // SAFETY: the caller's; each variant runs on the ISA the tables were planned for.
     unsafe {
         if perm.isa == Isa::Avx512 {
-            avx512::<M, LIN>(src, perm, segs, combos, pos, out, n_in)
+            avx512::<M, LIN, BF>(src, perm, segs, combos, pos, out, n_in)
         } else {
-            avx2::<M, LIN>(src, perm, segs, combos, pos, out, n_in)
+            avx2::<M, LIN, BF>(src, perm, segs, combos, pos, out, n_in)
         }
     }
 }
@@ -220,8 +224,8 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool>(
 /// [`row`]'s walk over blocks; `W`: the AVX-512 block kernel, else the AVX2 one.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn row_body<const M: usize, const LIN: bool, const W: bool>(
-    src: *const f32,
+unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: bool>(
+    src: *const u8,
     perm: &Perm,
     segs: &[Segs],
     combos: &[(u32, u32)],
@@ -245,7 +249,7 @@ unsafe fn row_body<const M: usize, const LIN: bool, const W: bool>(
         while blk < perm.nblk {
             if perm.wide[blk] {
                 let l = perm.lanes;
-                wide_block::<M, LIN>(
+                wide_block::<M, LIN, BF>(
                     src,
                     segs,
                     combos,
@@ -263,9 +267,9 @@ unsafe fn row_body<const M: usize, const LIN: bool, const W: bool>(
             macro_rules! by_isa {
                 ($k:literal) => {
                     if W {
-                        blocks_avx512::<M, LIN, $k>(src, perm, blk, combos, pos, out, n_in)
+                        blocks_avx512::<M, LIN, BF, $k>(src, perm, blk, combos, pos, out, n_in)
                     } else {
-                        blocks_avx2::<M, LIN, $k>(src, perm, blk, combos, pos, out, n_in)
+                        blocks_avx2::<M, LIN, BF, $k>(src, perm, blk, combos, pos, out, n_in)
                     }
                 };
             }
@@ -283,12 +287,12 @@ unsafe fn row_body<const M: usize, const LIN: bool, const W: bool>(
 /// Blocks `blk..blk + K` (same slot counts), their sums into `out`.
 ///
 /// # Safety
-/// As [`row_avx512`].
+/// As [`row`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
-    src: *const f32,
+unsafe fn blocks_avx512<const M: usize, const LIN: bool, const BF: bool, const K: usize>(
+    src: *const u8,
     perm: &Perm,
     blk: usize,
     combos: &[(u32, u32)],
@@ -309,16 +313,36 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
                     continue;
                 }
                 let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
-                // Masked loads: lanes past the row are not read.
-                let window = |row: *const f32, sl: &Slot| {
-                    let r = row.wrapping_add(sl.ws as usize);
-                    if sl.full {
-                        (_mm512_loadu_ps(r), _mm512_loadu_ps(r.add(B)))
-                    } else {
+                // Masked loads: lanes past the row are not read (bf16: copied out).
+                let window = |row: usize, sl: &Slot| {
+                    let at = row + sl.ws as usize;
+                    if BF {
+                        let r = (src as *const u16).wrapping_add(at);
+                        let v = if sl.full {
+                            _mm512_loadu_si512(r as *const _)
+                        } else {
+                            let mut tmp = [0u16; 2 * B];
+                            let n = (sl.lo.count_ones() + sl.hi.count_ones()) as usize;
+                            std::ptr::copy_nonoverlapping(r, tmp.as_mut_ptr(), n);
+                            _mm512_loadu_si512(tmp.as_ptr() as *const _)
+                        };
+                        let f32s = |h: __m256i| {
+                            _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+                        };
                         (
-                            _mm512_maskz_loadu_ps(sl.lo, r),
-                            _mm512_maskz_loadu_ps(sl.hi, r.wrapping_add(B)),
+                            f32s(_mm512_castsi512_si256(v)),
+                            f32s(_mm512_extracti64x4_epi64::<1>(v)),
                         )
+                    } else {
+                        let r = (src as *const f32).wrapping_add(at);
+                        if sl.full {
+                            (_mm512_loadu_ps(r), _mm512_loadu_ps(r.add(B)))
+                        } else {
+                            (
+                                _mm512_maskz_loadu_ps(sl.lo, r),
+                                _mm512_maskz_loadu_ps(sl.hi, r.wrapping_add(B)),
+                            )
+                        }
                     }
                 };
                 let shared = b.shared;
@@ -326,7 +350,7 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
                 macro_rules! body {
                     ($n:expr) => {
                         for p in &pos[p0..p1] {
-                            let row = src.wrapping_add(p.off);
+                            let row = p.off;
                             let mut win: [(__m512, __m512); K] = std::array::from_fn(|k| {
                                 if shared {
                                     window(row, g.slots.get_unchecked(e0[k]))
@@ -384,8 +408,8 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const K: usize>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn blocks_avx2<const M: usize, const LIN: bool, const K: usize>(
-    src: *const f32,
+unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: usize>(
+    src: *const u8,
     perm: &Perm,
     blk: usize,
     combos: &[(u32, u32)],
@@ -415,25 +439,45 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const K: usize>(
                 let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
                 // Masked loads: lanes past the row are not read (the halves' valid lanes
                 // are leading ones).
-                let window = |row: *const f32, sl: &Slot| {
-                    let r = row.wrapping_add(sl.ws as usize);
-                    if sl.full {
-                        (_mm256_loadu_ps(r), _mm256_loadu_ps(r.add(8)))
-                    } else {
-                        let valid = |m: u16| {
-                            _mm256_cmpgt_epi32(_mm256_set1_epi32(m.count_ones() as i32), iota)
+                let window = |row: usize, sl: &Slot| {
+                    let at = row + sl.ws as usize;
+                    if BF {
+                        let r = (src as *const u16).wrapping_add(at);
+                        let v = if sl.full {
+                            _mm256_loadu_si256(r as *const __m256i)
+                        } else {
+                            let mut tmp = [0u16; B];
+                            let n = (sl.lo.count_ones() + sl.hi.count_ones()) as usize;
+                            std::ptr::copy_nonoverlapping(r, tmp.as_mut_ptr(), n);
+                            _mm256_loadu_si256(tmp.as_ptr() as *const __m256i)
+                        };
+                        let f32s = |h: __m128i| {
+                            _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
                         };
                         (
-                            _mm256_maskload_ps(r, valid(sl.lo)),
-                            _mm256_maskload_ps(r.wrapping_add(8), valid(sl.hi)),
+                            f32s(_mm256_castsi256_si128(v)),
+                            f32s(_mm256_extracti128_si256::<1>(v)),
                         )
+                    } else {
+                        let r = (src as *const f32).wrapping_add(at);
+                        if sl.full {
+                            (_mm256_loadu_ps(r), _mm256_loadu_ps(r.add(8)))
+                        } else {
+                            let valid = |m: u16| {
+                                _mm256_cmpgt_epi32(_mm256_set1_epi32(m.count_ones() as i32), iota)
+                            };
+                            (
+                                _mm256_maskload_ps(r, valid(sl.lo)),
+                                _mm256_maskload_ps(r.wrapping_add(8), valid(sl.hi)),
+                            )
+                        }
                     }
                 };
                 let shared = b.shared;
                 macro_rules! body {
                     ($n:expr) => {
                         for p in &pos[p0..p1] {
-                            let row = src.wrapping_add(p.off);
+                            let row = p.off;
                             let mut win: [(__m256, __m256); K] = std::array::from_fn(|k| {
                                 if shared {
                                     window(row, g.slots.get_unchecked(e0[k]))
@@ -493,10 +537,11 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const K: usize>(
 /// A wide block's lanes `lanes`, one at a time, from the lists (the same operations).
 ///
 /// # Safety
-/// As [`row_avx512`].
+/// As [`row`].
+#[cfg(target_arch = "x86_64")]
 #[inline(never)]
-unsafe fn wide_block<const M: usize, const LIN: bool>(
-    src: *const f32,
+unsafe fn wide_block<const M: usize, const LIN: bool, const BF: bool>(
+    src: *const u8,
     segs: &[Segs],
     combos: &[(u32, u32)],
     pos: &[Term],
@@ -513,7 +558,12 @@ unsafe fn wide_block<const M: usize, const LIN: bool>(
                     let (st, wo) = (s.start[i] as usize, s.wofs[i] as usize);
                     for p in &pos[p0..p1] {
                         for j in 0..s.len[i] as usize {
-                            let mut x = *src.add(p.off + st + j);
+                            let k = p.off + st + j;
+                            let mut x = if BF {
+                                bf16_to_f32(*(src as *const u16).add(k))
+                            } else {
+                                *(src as *const f32).add(k)
+                            };
                             for &wa in &p.w[..M] {
                                 x *= wa;
                             }

@@ -376,18 +376,22 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     let unrolled = segs
         .iter()
         .all(|sg| sg.uniform.is_some() || sg.scatter.is_some());
-    let perm = (lane.is_none() && s.dtype == DataType::F32 && !(nearest && unrolled))
+    let perm = (lane.is_none()
+        && matches!(s.dtype, DataType::F32 | DataType::Bf16)
+        && !(nearest && unrolled))
         .then(|| super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w]))
         .flatten()
         .filter(|pm| {
             let strided = segs.iter().all(|sg| sg.uniform.is_some());
-            match (pm.isa, pm.lanes) {
-                (simd::Isa::Avx512, 16) => true,
-                (simd::Isa::Avx512, _) => !strided,
-                // AVX2 (blocks of 8, two permutes and two blends a slot) wins over the gather
-                // loops (nchw 8x64 56x56 <- 75x75 linear 10.0 -> 6.2 ms, nearest 3.8 -> 2.8)
-                // but not over the scatter of forward downsampling (112x112 <- 56x56 linear:
-                // 5.6 there, 10.9 here).
+            match (pm.isa, pm.lanes, s.dtype) {
+                (simd::Isa::Avx512, 16, DataType::F32) => true,
+                (simd::Isa::Avx512, _, DataType::F32) => !strided,
+                // AVX2 (blocks of 8, two permutes and two blends a slot) and bf16 (windows
+                // converted as they are loaded) win over the gather loops (AVX2 nchw 8x64
+                // 56x56 <- 75x75 linear 10.0 -> 6.2 ms, nearest 3.8 -> 2.8; AVX-512 bf16
+                // linear 11.7 -> 7.3) but not over the fixed-stride loops or the scatter of
+                // forward downsampling (AVX2 112x112 <- 56x56 linear: 5.6 there, 10.9 here;
+                // AVX-512 bf16 6.9, 10.6; bf16 56x56 <- 112x112 8.8, 11.0).
                 _ => !strided && s.dims[w] >= d.dims[w],
             }
         });
@@ -486,7 +490,11 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
         let mut acc = AlignedBuf::<f32>::zeroed(n_in);
         let mut tbuf = AlignedBuf::<f32>::new();
         #[cfg(target_arch = "x86_64")]
-        if let Some(pm) = g.perm.as_ref().filter(|_| aligned(b.src)) {
+        if let Some(pm) = g
+            .perm
+            .as_ref()
+            .filter(|_| s.dtype != DataType::F32 || aligned(b.src))
+        {
             return permuted(p, t, g, pm, &ra, b, start, end);
         }
         let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
@@ -616,14 +624,21 @@ unsafe fn permuted(
             } else {
                 acc.as_mut_ptr()
             };
-            let src = b.src as *const f32;
+            let (src, bf) = (b.src, s.dtype == DataType::Bf16);
+            macro_rules! by_dt {
+                ($m:literal, $lin:literal) => {
+                    if bf {
+                        row::<$m, $lin, true>(src, pm, &g.segs, &combos, &terms, out, n_in)
+                    } else {
+                        row::<$m, $lin, false>(src, pm, &g.segs, &combos, &terms, out, n_in)
+                    }
+                };
+            }
             match (m, lin) {
-                (0, false) | (1, false) | (2, false) => {
-                    row::<0, false>(src, pm, &g.segs, &combos, &terms, out, n_in)
-                }
-                (0, true) => row::<0, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
-                (1, true) => row::<1, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
-                _ => row::<2, true>(src, pm, &g.segs, &combos, &terms, out, n_in),
+                (_, false) => by_dt!(0, false),
+                (0, true) => by_dt!(0, true),
+                (1, true) => by_dt!(1, true),
+                _ => by_dt!(2, true),
             }
             if !in_place {
                 simd::store_contiguous(d.dtype, p.numerics, &acc, b.dst.add(doff * d.dtype.size()));

@@ -9,6 +9,8 @@
 //! - `bwd_rows`: backward along a unit-stride resampled last axis: a tight scalar gather per
 //!   diff_src element with the run's other-axis lists fixed.
 
+// The tables are planned on every target; only x86 has the block kernels that read them.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod bwd_perm;
 pub(crate) mod bwd_planes;
 pub(crate) mod bwd_scatter;
