@@ -58,6 +58,30 @@ fn first_difference(a: &[u8], b: &[u8], dt: DataType) -> Option<usize> {
     })
 }
 
+/// The axis rule of `flavour` (0..5: oneDNN, oneDNN's JIT backward, affine with or without
+/// antialias, PyTorch linear (`corners`: sometimes align_corners), floor) for `i -> o`.
+fn random_rule(rng: &mut Rng, flavour: usize, i: usize, o: usize, corners: bool) -> AxisRule {
+    match flavour {
+        0 => AxisRule::OnednnHalfPixel,
+        1 => AxisRule::OnednnHalfPixelJitBwd,
+        2 => AxisRule::Affine {
+            scale: o as f32 / i as f32 * rng.pick(&[1.0, 0.93, 1.17]),
+            input_offset: rng.pick(&[0.5, 0.0]),
+            output_offset: rng.pick(&[-0.5, 0.0]),
+            rounding: NearestRounding::HalfUp,
+            antialias: rng.below(3) == 0,
+        },
+        3 => AxisRule::TorchLinear {
+            scale: axis::torch_linear_scale(i, o, rng.below(2) == 0, None),
+            align_corners: corners && rng.below(3) == 0,
+        },
+        _ => AxisRule::Floor {
+            ratio: i as f32 / o as f32,
+            exact: rng.below(2) == 0,
+        },
+    }
+}
+
 /// A random backward problem of the shape classes above; `tiny`: a few elements per image
 /// and many channels (the `bwd_tiny` class), in any layout including blocked ones.
 fn random_bwd(rng: &mut Rng, tiny: bool) -> Problem {
@@ -97,25 +121,7 @@ fn random_bwd(rng: &mut Rng, tiny: bool) -> Problem {
         let rule = if i == o && rng.below(2) == 0 {
             AxisRule::Identity
         } else {
-            match flavour {
-                0 => AxisRule::OnednnHalfPixel,
-                1 => AxisRule::OnednnHalfPixelJitBwd,
-                2 => AxisRule::Affine {
-                    scale: o as f32 / i as f32 * rng.pick(&[1.0, 0.93, 1.17]),
-                    input_offset: rng.pick(&[0.5, 0.0]),
-                    output_offset: rng.pick(&[-0.5, 0.0]),
-                    rounding: NearestRounding::HalfUp,
-                    antialias: rng.below(3) == 0,
-                },
-                3 => AxisRule::TorchLinear {
-                    scale: axis::torch_linear_scale(i, o, rng.below(2) == 0, None),
-                    align_corners: false,
-                },
-                _ => AxisRule::Floor {
-                    ratio: i as f32 / o as f32,
-                    exact: rng.below(2) == 0,
-                },
-            }
+            random_rule(rng, flavour, i, o, false)
         };
         fin.push(i);
         fout.push(o);
@@ -608,25 +614,7 @@ fn permuted_rows_match_reference_on_every_isa() {
             };
             fin.push(i);
             fout.push(o);
-            axes.push(match flavour {
-                0 => AxisRule::OnednnHalfPixel,
-                1 => AxisRule::OnednnHalfPixelJitBwd,
-                2 => AxisRule::Affine {
-                    scale: o as f32 / i as f32 * rng.pick(&[1.0, 0.93, 1.17]),
-                    input_offset: rng.pick(&[0.5, 0.0]),
-                    output_offset: rng.pick(&[-0.5, 0.0]),
-                    rounding: NearestRounding::HalfUp,
-                    antialias: rng.below(3) == 0,
-                },
-                3 => AxisRule::TorchLinear {
-                    scale: axis::torch_linear_scale(i, o, rng.below(2) == 0, None),
-                    align_corners: rng.below(3) == 0,
-                },
-                _ => AxisRule::Floor {
-                    ratio: i as f32 / o as f32,
-                    exact: rng.below(2) == 0,
-                },
-            });
+            axes.push(random_rule(&mut rng, flavour, i, o, true));
         }
         let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
         let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
