@@ -397,8 +397,9 @@ pub(crate) unsafe fn run(
             let no = outer.len();
             let mut gi = [0usize; MAX_RANK];
             let mut any = false;
+            let mut ls = super::bwd_stream::NO_LISTS;
             loop {
-                if let Some(ls) = super::bwd_stream::lists(t, outer, &idx[..rank], &gi[..no]) {
+                if super::bwd_stream::lists(t, outer, &idx[..rank], &gi[..no], &mut ls) {
                     any = true;
                     for c in 0..g.ncombo {
                         let mut pos = [0usize; MAX_RANK];

@@ -245,8 +245,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         let eoff: usize = (0..m).map(|a| pos[a] * d.strides[ra[a]]).sum();
         let t0 = g.toff.len();
         let mut gi = [0usize; MAX_RANK];
+        let mut lists = super::bwd_stream::NO_LISTS;
         loop {
-            if let Some(lists) = super::bwd_stream::lists(t, ra, &idx[..rank], &gi[..m]) {
+            if super::bwd_stream::lists(t, ra, &idx[..rank], &gi[..m], &mut lists) {
                 let mut pos = [0usize; MAX_RANK];
                 loop {
                     let off: usize = (0..m)
