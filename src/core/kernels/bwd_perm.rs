@@ -65,21 +65,22 @@ pub(crate) struct Perm {
     /// Blocks where some slot's columns span more than a window (ratios beyond about 2 at
     /// clamped edges): summed lane by lane from the lists instead.
     pub wide: Vec<bool>,
-    /// Elements per block: 16, or 8 where 16 elements' columns outgrow the window (ratios
-    /// from about 2 to 4; the upper lanes then stay idle).
+    /// Elements per block: 16 (AVX-512) or 8 (AVX2), halved where that many elements'
+    /// columns outgrow the window (ratios from about 2 to 4; the upper lanes then stay idle).
     pub lanes: usize,
     /// The ISA the blocks are shaped for (the plan's).
     pub isa: Isa,
 }
 
 /// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
-/// AVX-512 blocks of 16 elements, else 8, over 32-column windows; AVX2 blocks of 8 over 16
-/// columns; `None` for other ISAs or when more than a quarter of the blocks are wide.
+/// AVX-512 blocks of 16 elements, else 8, over 32-column windows; AVX2 blocks of 8, else 4,
+/// over 16 columns; `None` for other ISAs or when more than a quarter of the blocks are wide.
 pub(crate) fn plan(isa: Isa, segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
     match isa {
         Isa::Avx512 => blocks_of(B, 2 * B, segs, n_in, n_out)
             .or_else(|| blocks_of(B / 2, 2 * B, segs, n_in, n_out)),
-        Isa::Avx2 => blocks_of(B / 2, B, segs, n_in, n_out),
+        Isa::Avx2 => blocks_of(B / 2, B, segs, n_in, n_out)
+            .or_else(|| blocks_of(B / 4, B, segs, n_in, n_out)),
         _ => None,
     }
     .map(|p| Perm { isa, ..p })

@@ -392,6 +392,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 // linear 11.7 -> 7.3) but not over the fixed-stride loops or the scatter of
                 // forward downsampling (AVX2 112x112 <- 56x56 linear: 5.6 there, 10.9 here;
                 // AVX-512 bf16 6.9, 10.6; bf16 56x56 <- 112x112 8.8, 11.0).
+                // AVX2 blocks of 4 (ratios 2..4): linear only (3-D 8x30x40 <- 12x45x100
+                // 11.4 -> 8.1 ms; nearest 4x16 50x100 <- 60x250 0.56 there, 1.01 here).
+                (_, 4, _) => !strided && s.dims[w] >= d.dims[w] && !nearest,
                 _ => !strided && s.dims[w] >= d.dims[w],
             }
         });
