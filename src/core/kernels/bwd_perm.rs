@@ -70,6 +70,10 @@ pub(crate) struct Perm {
     pub lanes: usize,
     /// The ISA the blocks are shaped for (the plan's).
     pub isa: Isa,
+    /// Per block where the walk starts a step: how many blocks (1..=4) it runs together
+    /// (equal slot counts, shared windows: their chains of additions overlap); 1 for wide
+    /// blocks.
+    pub step: Vec<u8>,
 }
 
 /// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
@@ -77,16 +81,16 @@ pub(crate) struct Perm {
 /// over 16 columns; `None` for other ISAs or when more than a quarter of the blocks are wide.
 pub(crate) fn plan(isa: Isa, segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
     match isa {
-        Isa::Avx512 => blocks_of(B, 2 * B, segs, n_in, n_out)
-            .or_else(|| blocks_of(B / 2, 2 * B, segs, n_in, n_out)),
-        Isa::Avx2 => blocks_of(B / 2, B, segs, n_in, n_out)
-            .or_else(|| blocks_of(B / 4, B, segs, n_in, n_out)),
+        Isa::Avx512 => blocks_of(isa, B, 2 * B, segs, n_in, n_out)
+            .or_else(|| blocks_of(isa, B / 2, 2 * B, segs, n_in, n_out)),
+        Isa::Avx2 => blocks_of(isa, B / 2, B, segs, n_in, n_out)
+            .or_else(|| blocks_of(isa, B / 4, B, segs, n_in, n_out)),
         _ => None,
     }
-    .map(|p| Perm { isa, ..p })
 }
 
 fn blocks_of(
+    isa: Isa,
     lanes_per: usize,
     win: usize,
     segs: &[Segs],
@@ -159,12 +163,31 @@ fn blocks_of(
     if wide.iter().filter(|&&w| w).count() * 4 > nblk {
         return None;
     }
+    let same = |a: usize, b: usize| {
+        !wide[a]
+            && !wide[b]
+            && groups.iter().all(|g: &Group| {
+                let (x, y) = (g.blocks[a], g.blocks[b]);
+                x.shared && y.shared && x.e1 - x.e0 == y.e1 - y.e0
+            })
+    };
+    let mut step = vec![1u8; nblk];
+    let mut blk = 0;
+    while blk < nblk {
+        let k = (1..4)
+            .take_while(|&k| blk + k < nblk && same(blk, blk + k))
+            .count()
+            + 1;
+        step[blk] = k as u8;
+        blk += k;
+    }
     Some(Perm {
         groups,
         nblk,
         wide,
         lanes: lanes_per,
-        isa: Isa::Base,
+        isa,
+        step,
     })
 }
 
@@ -236,16 +259,6 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
 ) {
     // SAFETY: the caller's.
     unsafe {
-        // Blocks with the same slot counts in every group run several at a time: each
-        // block's sum is one chain of dependent additions, and interleaved chains overlap.
-        let same = |a: usize, b: usize| {
-            !perm.wide[a]
-                && !perm.wide[b]
-                && perm.groups.iter().all(|g| {
-                    let (x, y) = (g.blocks[a], g.blocks[b]);
-                    x.shared && y.shared && x.e1 - x.e0 == y.e1 - y.e0
-                })
-        };
         let mut blk = 0;
         while blk < perm.nblk {
             if perm.wide[blk] {
@@ -261,10 +274,7 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
                 blk += 1;
                 continue;
             }
-            let k = (1..4)
-                .take_while(|&k| blk + k < perm.nblk && same(blk, blk + k))
-                .count()
-                + 1;
+            let k = perm.step[blk] as usize;
             macro_rules! by_isa {
                 ($k:literal) => {
                     if W {

@@ -367,7 +367,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?
         .checked_mul(lane.as_ref().map_or(1, |l| l.nblk))?
         .checked_mul(d.dims[w].div_ceil(chunk).max(1))?;
-    // Permuted windows (AVX-512, f32 diff_dst) for every linear row walk; nearest keeps its
+    // Permuted windows: AVX-512 f32 blocks of 16 for every linear row walk; nearest keeps its
     // fixed-stride loops where each group has them (nchw f32 8x64 56x56 <- 112x112: 1.74
     // ms there, 1.91 permuted; non-integer ratios: 56x56 <- 75x75 3.76 -> 1.64).
     // AVX-512 blocks of 8 (ratios 2..4) only where some group lacks a fixed-stride stretch
@@ -497,8 +497,6 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
             && g.segs.iter().all(|sg| sg.padded.is_none());
         // f32 results accumulate in place in diff_src (rows are contiguous).
         let in_place = d.dtype == DataType::F32 && aligned(b.dst);
-        let mut acc = AlignedBuf::<f32>::zeroed(n_in);
-        let mut tbuf = AlignedBuf::<f32>::new();
         #[cfg(target_arch = "x86_64")]
         if let Some(pm) = g
             .perm
@@ -507,6 +505,8 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
         {
             return permuted(p, t, g, pm, &ra, b, start, end);
         }
+        let mut acc = AlignedBuf::<f32>::zeroed(n_in);
+        let mut tbuf = AlignedBuf::<f32>::new();
         let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
         for _ in start..end {
             let idx = runs.pos;
