@@ -116,6 +116,78 @@ pub(crate) struct StreamGeom {
     pub dead: bool,
     /// Unlaned f32 diff_dst rows whose blocks read windows (see [`super::bwd_perm`]).
     pub perm: Option<super::bwd_perm::Perm>,
+    /// The permuted walk's row terms per position of the other resampled axes.
+    pub rows: Option<RowTable>,
+}
+
+/// [`row_terms`] of every position of the other resampled axes, built once: a run only
+/// looks its position up (building them per row was a quarter of a short-row walk).
+#[derive(Clone, Debug)]
+pub(crate) struct RowTable {
+    /// Per other resampled axis: its step in the position index.
+    mult: [usize; MAX_RANK],
+    /// Per position: its range of `combos`.
+    at: Vec<(u32, u32)>,
+    /// Terms with offsets from the run's diff_dst base.
+    pub terms: Vec<Term>,
+    /// Ranges of `terms`, per position in the reference's order.
+    pub combos: Vec<(u32, u32)>,
+}
+
+/// Most terms a [`RowTable`] holds (16 bytes each); beyond, runs build theirs.
+const ROW_TABLE: usize = 1 << 18;
+
+impl RowTable {
+    fn new(t: &Tables, strides: &[usize], ra: &[usize], dims: &[usize]) -> Option<Self> {
+        let mut mult = [0usize; MAX_RANK];
+        let mut n = 1usize;
+        for (k, &a) in ra.iter().enumerate().rev() {
+            mult[k] = n;
+            n = n.checked_mul(dims[a])?;
+        }
+        if n > ROW_TABLE {
+            return None;
+        }
+        let mut tab = RowTable {
+            mult,
+            at: Vec::with_capacity(n),
+            terms: Vec::new(),
+            combos: Vec::new(),
+        };
+        let (mut terms, mut combos) = (Vec::new(), Vec::new());
+        let mut idx = vec![0usize; dims.len()];
+        let mut pos = [0usize; MAX_RANK];
+        loop {
+            for (k, &a) in ra.iter().enumerate() {
+                idx[a] = pos[k];
+            }
+            row_terms(t, strides, ra, &idx, 0, &mut terms, &mut combos);
+            let (t0, c0) = (tab.terms.len() as u32, tab.combos.len() as u32);
+            if tab.terms.len() + terms.len() > ROW_TABLE {
+                return None;
+            }
+            tab.terms.extend_from_slice(&terms);
+            tab.combos
+                .extend(combos.iter().map(|&(a, b)| (a + t0, b + t0)));
+            tab.at.push((c0, tab.combos.len() as u32));
+            if !odometer(&mut pos[..ra.len()], |k| dims[ra[k]]) {
+                break;
+            }
+        }
+        Some(tab)
+    }
+
+    /// The combos of the run at `idx` (ranges of [`Self::terms`]).
+    #[inline]
+    pub fn combos(&self, ra: &[usize], idx: &[usize]) -> &[(u32, u32)] {
+        let k: usize = ra
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| idx[a] * self.mult[k])
+            .sum();
+        let (c0, c1) = self.at[k];
+        &self.combos[c0 as usize..c1 as usize]
+    }
 }
 
 /// Lanes per run of a laned walk before its row is split.
@@ -355,6 +427,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             chunk: d.dims[w].max(1),
             dead,
             perm: None,
+            rows: None,
         });
     }
     // At least 1 (empty axes and lanes are valid problems).
@@ -398,6 +471,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 _ => !strided && s.dims[w] >= d.dims[w],
             }
         });
+    let rows = perm.as_ref().and_then(|_| {
+        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        RowTable::new(t, &s.strides, &ra, &d.dims)
+    });
     Some(StreamGeom {
         w,
         lane,
@@ -408,6 +485,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         chunk,
         dead,
         perm,
+        rows,
     })
 }
 
@@ -621,27 +699,38 @@ unsafe fn permuted(
             let idx = runs.pos;
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            row_terms(
-                t,
-                &s.strides,
-                ra,
-                &idx[..rank],
-                sbase,
-                &mut terms,
-                &mut combos,
-            );
+            // Terms from the table are relative to the run's base, built ones absolute.
+            let (src, combos, terms): (_, &[(u32, u32)], &[Term]) = match &g.rows {
+                Some(rt) => (
+                    b.src.add(sbase * s.dtype.size()),
+                    rt.combos(ra, &idx[..rank]),
+                    &rt.terms,
+                ),
+                None => {
+                    row_terms(
+                        t,
+                        &s.strides,
+                        ra,
+                        &idx[..rank],
+                        sbase,
+                        &mut terms,
+                        &mut combos,
+                    );
+                    (b.src, &combos, &terms)
+                }
+            };
             let out = if in_place {
                 (b.dst as *mut f32).add(doff)
             } else {
                 acc.as_mut_ptr()
             };
-            let (src, bf) = (b.src, s.dtype == DataType::Bf16);
+            let bf = s.dtype == DataType::Bf16;
             macro_rules! by_dt {
                 ($m:literal, $lin:literal) => {
                     if bf {
-                        row::<$m, $lin, true>(src, pm, &g.segs, &combos, &terms, out, n_in)
+                        row::<$m, $lin, true>(src, pm, &g.segs, combos, terms, out, n_in)
                     } else {
-                        row::<$m, $lin, false>(src, pm, &g.segs, &combos, &terms, out, n_in)
+                        row::<$m, $lin, false>(src, pm, &g.segs, combos, terms, out, n_in)
                     }
                 };
             }
