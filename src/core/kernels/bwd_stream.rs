@@ -120,18 +120,47 @@ pub(crate) struct StreamGeom {
     pub rows: Option<RowTable>,
 }
 
+/// A run's terms and their ranges per group combination, and the diff_dst pointer their
+/// offsets count from: the row table's (offsets from the run's base `sbase`) or built into
+/// `terms` and `combos` (absolute).
+#[allow(clippy::too_many_arguments)]
+unsafe fn run_terms<'a>(
+    p: &Problem,
+    t: &Tables,
+    g: &'a StreamGeom,
+    ra: &[usize],
+    idx: &[usize],
+    sbase: usize,
+    src: *const u8,
+    terms: &'a mut Vec<Term>,
+    combos: &'a mut Vec<(u32, u32)>,
+) -> (*const u8, &'a [(u32, u32)], &'a [Term]) {
+    match &g.rows {
+        Some(rt) => {
+            let (c, tm) = rt.get(ra, idx);
+            // SAFETY: the run's base lies in diff_dst (the caller's contract).
+            let base = unsafe { src.add(sbase * p.src.dtype.size()) };
+            (base, c, tm)
+        }
+        None => {
+            row_terms(t, &p.src.strides, ra, idx, sbase, terms, combos);
+            (src, combos, terms)
+        }
+    }
+}
+
 /// [`row_terms`] of every position of the other resampled axes, built once: a run only
 /// looks its position up (building them per row was a quarter of a short-row walk).
 #[derive(Clone, Debug)]
 pub(crate) struct RowTable {
     /// Per other resampled axis: its step in the position index.
     mult: [usize; MAX_RANK],
-    /// Per position: its range of `combos`.
-    at: Vec<(u32, u32)>,
+    /// Per position: its ranges of `terms` and `combos`.
+    at: Vec<[u32; 4]>,
     /// Terms with offsets from the run's diff_dst base.
-    pub terms: Vec<Term>,
-    /// Ranges of `terms`, per position in the reference's order.
-    pub combos: Vec<(u32, u32)>,
+    terms: Vec<Term>,
+    /// Per position, ranges of its terms in the reference's order.
+    combos: Vec<(u32, u32)>,
 }
 
 /// Most terms a [`RowTable`] holds (16 bytes each); beyond, runs build theirs.
@@ -167,9 +196,9 @@ impl RowTable {
                 return None;
             }
             tab.terms.extend_from_slice(&terms);
-            tab.combos
-                .extend(combos.iter().map(|&(a, b)| (a + t0, b + t0)));
-            tab.at.push((c0, tab.combos.len() as u32));
+            tab.combos.extend_from_slice(&combos);
+            let (t1, c1) = (tab.terms.len() as u32, tab.combos.len() as u32);
+            tab.at.push([t0, t1, c0, c1]);
             if !odometer(&mut pos[..ra.len()], |k| dims[ra[k]]) {
                 break;
             }
@@ -177,16 +206,16 @@ impl RowTable {
         Some(tab)
     }
 
-    /// The combos of the run at `idx` (ranges of [`Self::terms`]).
+    /// The terms of the run at `idx` and their combos (ranges of those terms).
     #[inline]
-    pub fn combos(&self, ra: &[usize], idx: &[usize]) -> &[(u32, u32)] {
+    fn get(&self, ra: &[usize], idx: &[usize]) -> (&[(u32, u32)], &[Term]) {
         let k: usize = ra
             .iter()
             .enumerate()
             .map(|(k, &a)| idx[a] * self.mult[k])
             .sum();
-        let (c0, c1) = self.at[k];
-        &self.combos[c0 as usize..c1 as usize]
+        let [t0, t1, c0, c1] = self.at[k].map(|x| x as usize);
+        (&self.combos[c0..c1], &self.terms[t0..t1])
     }
 }
 
@@ -471,10 +500,12 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 _ => !strided && s.dims[w] >= d.dims[w],
             }
         });
-    let rows = perm.as_ref().and_then(|_| {
-        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-        RowTable::new(t, &s.strides, &ra, &d.dims)
-    });
+    let rows = (perm.is_some() || lane.is_some())
+        .then(|| {
+            let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+            RowTable::new(t, &s.strides, &ra, &d.dims)
+        })
+        .flatten();
     Some(StreamGeom {
         w,
         lane,
@@ -699,26 +730,17 @@ unsafe fn permuted(
             let idx = runs.pos;
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            // Terms from the table are relative to the run's base, built ones absolute.
-            let (src, combos, terms): (_, &[(u32, u32)], &[Term]) = match &g.rows {
-                Some(rt) => (
-                    b.src.add(sbase * s.dtype.size()),
-                    rt.combos(ra, &idx[..rank]),
-                    &rt.terms,
-                ),
-                None => {
-                    row_terms(
-                        t,
-                        &s.strides,
-                        ra,
-                        &idx[..rank],
-                        sbase,
-                        &mut terms,
-                        &mut combos,
-                    );
-                    (b.src, &combos, &terms)
-                }
-            };
+            let (src, combos, terms) = run_terms(
+                p,
+                t,
+                g,
+                ra,
+                &idx[..rank],
+                sbase,
+                b.src,
+                &mut terms,
+                &mut combos,
+            );
             let out = if in_place {
                 (b.dst as *mut f32).add(doff)
             } else {
@@ -1638,12 +1660,14 @@ unsafe fn laned(
             let valid = la.block.min(cdim - (blk * la.block).min(cdim));
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            row_terms(
+            let (src, combos, terms) = run_terms(
+                p,
                 t,
-                &s.strides,
+                g,
                 &ra,
                 &idx[..rank],
                 sbase,
+                b.src,
                 &mut terms,
                 &mut combos,
             );
@@ -1660,9 +1684,9 @@ unsafe fn laned(
                 px_row(
                     s.dtype,
                     g.nweights,
-                    b.src,
-                    &terms,
-                    &combos,
+                    src,
+                    terms,
+                    combos,
                     &g.segs,
                     i0,
                     i1,
@@ -1678,9 +1702,9 @@ unsafe fn laned(
                 px_row(
                     s.dtype,
                     g.nweights,
-                    b.src,
-                    &terms,
-                    &combos,
+                    src,
+                    terms,
+                    combos,
                     &g.segs,
                     i0,
                     i1,
