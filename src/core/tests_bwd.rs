@@ -650,7 +650,10 @@ fn permuted_rows_match_reference_on_every_isa() {
             tables += usize::from(same_without_row_table(&mut rng, &p, isa));
         }
     }
-    assert!(tables > 20, "row tables in {tables} of 200 cases");
+    // Permuted walks (and so their tables) exist on AVX2 and AVX-512 only.
+    if isas.contains(&simd::Isa::Avx2) || isas.contains(&simd::Isa::Avx512) {
+        assert!(tables > 20, "row tables in {tables} of 200 cases");
+    }
     for (isa, least) in [(simd::Isa::Avx512, 80), (simd::Isa::Avx2, 20)] {
         if isas.contains(&isa) {
             let n = kinds.get(&(isa, "bwd_stream_perm")).copied().unwrap_or(0);
@@ -660,6 +663,59 @@ fn permuted_rows_match_reference_on_every_isa() {
             );
         }
     }
+}
+
+/// Backward of forward downsampling over larger planes (`bwd_scatter` up to 64K elements:
+/// sparse 2-D linear, dense 3-D linear, nearest), f32 / bf16, through plain and streamed
+/// stores: the reference's bits on every ISA.
+#[test]
+fn large_scattered_planes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x1A5C);
+    let isas = simd::available_isas();
+    let mut hits = 0;
+    for case in 0..60 {
+        let kind = rng.below(3);
+        let alg = [Algorithm::Linear, Algorithm::Linear, Algorithm::Nearest][kind];
+        let lead = vec![rng.range(1, 2), rng.range(1, 4)];
+        let (mut fin, mut fout) = (lead.clone(), lead.clone());
+        let mut axes = vec![AxisRule::Identity; 2];
+        let m = if kind == 1 { 3 } else { 2 };
+        for k in 0..m {
+            let (i, r) = match kind {
+                0 => (rng.range(60, 200), rng.f32(2.5, 4.0)),
+                1 => (rng.range(12, 40), rng.f32(1.6, 2.2)),
+                _ => (rng.range(40, 120), rng.f32(1.5, 4.0)),
+            };
+            let i = if k + 1 == m { i } else { i.min(100) };
+            let o = (i as f32 / r).round().max(1.0) as usize;
+            fin.push(i);
+            fout.push(o);
+            axes.push(if rng.below(2) == 0 {
+                AxisRule::OnednnHalfPixel
+            } else {
+                AxisRule::TorchLinear {
+                    scale: i as f32 / o as f32,
+                    align_corners: false,
+                }
+            });
+        }
+        let types = [DataType::F32, DataType::F32, DataType::Bf16];
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes,
+            src: Layout::dense(rng.pick(&types), &fout),
+            dst: Layout::dense(rng.pick(&types), &fin),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let force = rng.below(2) == 0;
+        kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+        let kernel = matches_reference_on(&mut rng, case, &p, &isas);
+        kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+        hits += usize::from(kernel == "bwd_scatter");
+    }
+    assert!(hits > 25, "bwd_scatter took {hits} of 60");
 }
 
 /// Whether `p`'s permuted walk on `isa` has a row table; if so, checks that runs building

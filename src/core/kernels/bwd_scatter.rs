@@ -20,11 +20,14 @@ use super::super::simd;
 use super::super::{Algorithm, Direction, Problem, MAX_RANK};
 use super::Runs;
 
-/// Largest plane (diff_src elements): the accumulator stays in the L1 cache.
-const MAX_PLANE: usize = 4096;
-/// Largest term table: it is re-read for every plane.
-const MAX_TERMS: usize = 1 << 14;
-/// Longest diff_src row.
+/// Largest plane (diff_src elements): the accumulator stays in the L2 cache.
+const MAX_PLANE: usize = 1 << 16;
+/// Planes taken whatever their terms (with rows up to [`MAX_ROW`]): the accumulator stays
+/// in the L1 cache.
+const SMALL_PLANE: usize = 4096;
+/// Largest term table (20 bytes a term): it is re-read for every plane.
+const MAX_TERMS: usize = 1 << 16;
+/// Longest diff_src row of a plane whatever its terms; longer rows only with few terms.
 const MAX_ROW: usize = 64;
 
 #[derive(Clone, Debug)]
@@ -39,6 +42,9 @@ pub(crate) struct ScatterGeom {
     /// diff_dst elements a plane spans from its base (converted to f32 when not f32).
     span: usize,
     pub runs: usize,
+    /// Planes go out through scratch by streamed stores when the output exceeds the cache
+    /// (accumulated in place, each plane's lines would be read from memory first).
+    stream: super::StreamRule,
 }
 
 impl ScatterGeom {
@@ -78,10 +84,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     let ndd = ra
         .iter()
         .try_fold(1usize, |n, &a| n.checked_mul(s.dims[a]))?;
-    // Rows longer than [`MAX_ROW`] sum better by the row walk's vector loops (nchw f32 8x64,
-    // linear, ms here / there: 512 <- 256 0.17 / 0.15, 8x256 <- 4x128 0.93 / 0.70; but 64 <-
-    // 32 0.023 / 0.044, 64x64 <- 32x32 2.0 / 3.3).
-    if np > MAX_PLANE || np <= ndd || ndd == 0 || d.dims[rank - 1] > MAX_ROW {
+    if np > MAX_PLANE || np <= ndd || ndd == 0 {
         return None;
     }
     // Per axis, the inputs each output reads, in tap order: `inv[k][o]`.
@@ -113,6 +116,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
         runs: (0..rank)
             .filter(|a| !ra.contains(a))
             .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?,
+        stream: super::StreamRule::of(p),
     };
     // Outputs in row-major order; each output's inputs as a product of the axes' lists.
     let mut o = [0usize; MAX_RANK];
@@ -143,6 +147,29 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
         if !odometer(&mut o[..m], |k| s.dims[ra[k]]) {
             break;
         }
+    }
+    // Beyond the small planes, measured against the row and plane walks (nchw f32 8x16,
+    // ms there / here): linear 2-D wins where most elements get no term (184x82 <- 61x27
+    // 1.22 / 0.79, 200x200 <- 50x50 1.90 / 1.58, 200x60 <- 100x20 1.16 / 0.95) and loses
+    // where each gets one (112x112 <- 56x56 0.87 / 1.43, 1000x60 <- 500x30 5.95 / 7.79) or
+    // rows are long (150x150 <- 50x50 1.34 / 1.40); linear 3-D the other way round
+    // (16x40x40 <- 8x20x20 5.28 / 3.26, 20^3 <- 10^3 1.32 / 0.93; but 30^3 <- 10^3 1.94 /
+    // 2.09, 24^3 <- 8^3 0.86 / 0.98); nearest wins up to planes of about 16K elements
+    // (184x82 <- 61x27 0.82 / 0.24, 112x112 <- 56x56 0.60 / 0.35; 224x224 <- 112x112 1.47
+    // / 1.98).
+    let (row, terms) = (d.dims[rank - 1], g.terms.len());
+    let dense = 2 * terms >= np;
+    let take = if np <= SMALL_PLANE && row <= MAX_ROW {
+        true
+    } else if nearest {
+        row <= MAX_ROW || np <= 1 << 14
+    } else if row <= MAX_ROW {
+        dense == (m == 3)
+    } else {
+        !dense && (row <= 2 * MAX_ROW || 3 * terms < np)
+    };
+    if !take {
+        return None;
     }
     same_order(t, ra, d, s, &g).then_some(g)
 }
@@ -232,7 +259,8 @@ pub(crate) unsafe fn run(
         let ov: Vec<_> = t.resampled.iter().map(|&a| (a, 1, 0, 0)).collect();
         let mut runs = Runs::new(p, t, &ov, start);
         let direct_src = s.dtype == DataType::F32 && (b.src as usize).is_multiple_of(4);
-        let direct_dst = d.dtype == DataType::F32 && (b.dst as usize).is_multiple_of(4);
+        let stream = g.stream.now();
+        let direct_dst = d.dtype == DataType::F32 && (b.dst as usize).is_multiple_of(4) && !stream;
         let mut conv = AlignedBuf::<f32>::zeroed(if direct_src { 0 } else { g.span });
         let mut out = AlignedBuf::<f32>::zeroed(if direct_dst { 0 } else { g.np });
         for _ in start..end {
@@ -257,8 +285,17 @@ pub(crate) unsafe fn run(
                 _ => scatter::<3>(x, &g.terms, &g.w, acc),
             }
             if !direct_dst {
-                simd::store_contiguous(d.dtype, p.numerics, &out, b.dst.add(doff * d.dtype.size()));
+                let store = if stream {
+                    simd::store_contiguous_nt
+                } else {
+                    simd::store_contiguous
+                };
+                store(d.dtype, p.numerics, &out, b.dst.add(doff * d.dtype.size()));
             }
+        }
+        if stream {
+            // The streamed stores must be visible before this chunk is reported done.
+            simd::store_fence();
         }
     }
 }
