@@ -666,16 +666,22 @@ fn permuted_rows_match_reference_on_every_isa() {
 }
 
 /// Backward of forward downsampling over larger planes (`bwd_scatter` up to 64K elements:
-/// sparse 2-D linear, dense 3-D linear, nearest), f32 / bf16, through plain and streamed
-/// stores: the reference's bits on every ISA.
+/// sparse 2-D linear, 3-D linear, nearest, and group-major passes where taps overlap at
+/// ratios below 2), f32 / bf16, through plain and streamed stores: the reference's bits on
+/// every ISA.
 #[test]
 fn large_scattered_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x1A5C);
     let isas = simd::available_isas();
     let mut hits = 0;
-    for case in 0..60 {
-        let kind = rng.below(3);
-        let alg = [Algorithm::Linear, Algorithm::Linear, Algorithm::Nearest][kind];
+    for case in 0..80 {
+        let kind = rng.below(4);
+        let alg = [
+            Algorithm::Linear,
+            Algorithm::Linear,
+            Algorithm::Nearest,
+            Algorithm::Linear,
+        ][kind];
         let lead = vec![rng.range(1, 2), rng.range(1, 4)];
         let (mut fin, mut fout) = (lead.clone(), lead.clone());
         let mut axes = vec![AxisRule::Identity; 2];
@@ -684,7 +690,8 @@ fn large_scattered_planes_match_reference_on_every_isa() {
             let (i, r) = match kind {
                 0 => (rng.range(60, 200), rng.f32(2.5, 4.0)),
                 1 => (rng.range(12, 40), rng.f32(1.6, 2.2)),
-                _ => (rng.range(40, 120), rng.f32(1.5, 4.0)),
+                2 => (rng.range(40, 120), rng.f32(1.5, 4.0)),
+                _ => (rng.range(20, 64), rng.f32(1.3, 1.9)),
             };
             let i = if k + 1 == m { i } else { i.min(100) };
             let o = (i as f32 / r).round().max(1.0) as usize;
@@ -715,7 +722,7 @@ fn large_scattered_planes_match_reference_on_every_isa() {
         kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
         hits += usize::from(kernel == "bwd_scatter");
     }
-    assert!(hits > 25, "bwd_scatter took {hits} of 60");
+    assert!(hits > 35, "bwd_scatter took {hits} of 80");
 }
 
 /// Whether `p`'s permuted walk on `isa` has a row table; if so, checks that runs building

@@ -9,9 +9,12 @@
 //! then by output position; the scatter by output position, then tap. The two orders agree
 //! for every element when each input is always the same tap (forward ratios of 2 and more,
 //! nearest), or its taps come from one output (a zero-weight second tap on the same input):
-//! then the operations and their order are the reference's, so the bits are too. The plan
-//! replays both orders for every element of a plane and takes the problem only if they
-//! are the same.
+//! then the operations and their order are the reference's, so the bits are too. Where
+//! they do not (ratios below 2: an input is the second tap of one output and the first of
+//! the next), the scatter runs group-major instead, a pass over diff_dst per group
+//! combination adding only that combination's taps, which is the reference's order. The
+//! plan replays both orders for every element of a plane and takes the problem only if
+//! they are the same.
 
 use super::super::aligned::AlignedBuf;
 use super::super::dtype::DataType;
@@ -88,7 +91,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
         return None;
     }
     // Per axis, the inputs each output reads, in tap order: `inv[k][o]`.
-    let mut inv: Vec<Vec<Vec<(u32, u32, f32)>>> = Vec::with_capacity(m);
+    let mut inv: Vec<Inverse> = Vec::with_capacity(m);
     for &a in ra {
         let tab = t.bwd[a].as_ref()?;
         let mut per = vec![Vec::new(); s.dims[a]];
@@ -118,60 +121,130 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
             .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?,
         stream: super::StreamRule::of(p),
     };
-    // Outputs in row-major order; each output's inputs as a product of the axes' lists.
-    let mut o = [0usize; MAX_RANK];
-    loop {
-        let doff: usize = (0..m).map(|k| o[k] * s.strides[ra[k]]).sum();
-        let lists: Vec<&[(u32, u32, f32)]> = (0..m).map(|k| &inv[k][o[k]][..]).collect();
-        if lists.iter().all(|l| !l.is_empty()) {
-            let mut q = [0usize; MAX_RANK];
-            loop {
-                let mut e = 0;
-                let mut w = [1f32; 3];
-                for k in 0..m {
-                    let (_, i, wk) = lists[k][q[k]];
-                    e += i as usize * d.strides[ra[k]];
-                    w[k] = wk;
-                }
-                if g.terms.len() == MAX_TERMS {
-                    return None;
-                }
-                g.terms.push((u32::try_from(doff).ok()?, e as u32));
-                g.w.push(w);
-                if !odometer(&mut q[..m], |k| lists[k].len()) {
-                    break;
-                }
-            }
-        }
-        g.span = g.span.max(doff + 1);
-        if !odometer(&mut o[..m], |k| s.dims[ra[k]]) {
+    // Output-major (each diff_dst element once, all its terms) where that is the
+    // reference's order for every element, else group-major (the reference's order by
+    // construction: a pass over diff_dst per group combination).
+    let mut grouped = false;
+    for group_major in [false, true] {
+        g.terms.clear();
+        g.w.clear();
+        g.span = 0;
+        terms_in_order(s, d, ra, &inv, group_major, &mut g)?;
+        if same_order(t, ra, d, s, &g) {
+            grouped = group_major;
             break;
+        }
+        if group_major {
+            return None;
         }
     }
     // Beyond the small planes, measured against the row and plane walks (nchw f32 8x16,
     // ms there / here): linear 2-D wins where most elements get no term (184x82 <- 61x27
-    // 1.22 / 0.79, 200x200 <- 50x50 1.90 / 1.58, 200x60 <- 100x20 1.16 / 0.95) and loses
-    // where each gets one (112x112 <- 56x56 0.87 / 1.43, 1000x60 <- 500x30 5.95 / 7.79) or
-    // rows are long (150x150 <- 50x50 1.34 / 1.40); linear 3-D the other way round
-    // (16x40x40 <- 8x20x20 5.28 / 3.26, 20^3 <- 10^3 1.32 / 0.93; but 30^3 <- 10^3 1.94 /
-    // 2.09, 24^3 <- 8^3 0.86 / 0.98); nearest wins up to planes of about 16K elements
-    // (184x82 <- 61x27 0.82 / 0.24, 112x112 <- 56x56 0.60 / 0.35; 224x224 <- 112x112 1.47
-    // / 1.98).
+    // 1.22 / 0.79, 200x200 <- 50x50 1.90 / 1.58) and loses where each gets one (112x112 <-
+    // 56x56 0.87 / 1.43, 1000x60 <- 500x30 5.95 / 7.79) or rows are long (150x150 <- 50x50
+    // 1.34 / 1.40); linear 3-D (rows up to 64) wins unless fewer than a third of the
+    // elements get a term (16x40x40 <- 8x20x20 5.28 / 3.26, 20^3 <- 10^3 1.32 / 0.93; but
+    // 30^3 <- 10^3 1.94 / 2.09, 24^3 <- 8^3 0.86 / 0.98); nearest wins up to planes of
+    // about 16K elements (184x82 <- 61x27 0.82 / 0.24, 112x112 <- 56x56 0.60 / 0.35;
+    // 224x224 <- 112x112 1.47 / 1.98).
     let (row, terms) = (d.dims[rank - 1], g.terms.len());
     let dense = 2 * terms >= np;
+    // Group-major passes (forward ratios below 2, taps overlapping) against the plane walk
+    // and bwd_tiny (nchw f32, ms there / here): 3-D 2x32 27x31x27 <- 14x10x9 1.10 / 0.67,
+    // 8x16 16x40x40 <- 10x25x25 7.88 / 6.28, 8x64 60x60 <- 45x45 5.37 / 4.12, 40x40 <-
+    // 25x25 1.28 / 1.14; but at more than 2.25 terms an element 30x30 <- 25x25 0.97 / 1.09,
+    // 3-D 4x30x30 <- 3x25x25 6.63 / 7.35, and on tiny planes 8x64 12x12 <- 9x9 0.130 /
+    // 0.145.
+    if grouped && (4 * terms > 9 * np || (m > 1 && np <= 256)) {
+        return None;
+    }
     let take = if np <= SMALL_PLANE && row <= MAX_ROW {
         true
     } else if nearest {
         row <= MAX_ROW || np <= 1 << 14
     } else if row <= MAX_ROW {
-        dense == (m == 3)
+        if m == 3 {
+            3 * terms >= np
+        } else {
+            !dense
+        }
     } else {
         !dense && (row <= 2 * MAX_ROW || 3 * terms < np)
     };
-    if !take {
-        return None;
+    take.then_some(g)
+}
+
+/// Per output of one axis, the inputs it reads: (group, input, weight), by group.
+type Inverse = Vec<Vec<(u32, u32, f32)>>;
+
+/// Fills `g`'s terms (and its diff_dst span): outputs in row-major order, each output's
+/// inputs as a product of the axes' lists (`inv[k][o]`, sorted by group); with
+/// `group_major`, one such pass per group combination (axis order, last fastest) taking
+/// only that combination's entries. `None` past [`MAX_TERMS`].
+fn terms_in_order(
+    s: &super::super::Layout,
+    d: &super::super::Layout,
+    ra: &[usize],
+    inv: &[Inverse],
+    group_major: bool,
+    g: &mut ScatterGeom,
+) -> Option<()> {
+    let m = ra.len();
+    let ngroups: Vec<usize> = inv
+        .iter()
+        .map(|per| {
+            per.iter()
+                .flatten()
+                .map(|x| x.0 as usize + 1)
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    let mut gi = [0usize; MAX_RANK];
+    loop {
+        let mut o = [0usize; MAX_RANK];
+        loop {
+            let doff: usize = (0..m).map(|k| o[k] * s.strides[ra[k]]).sum();
+            let mut lists: [&[(u32, u32, f32)]; MAX_RANK] = [&[]; MAX_RANK];
+            for k in 0..m {
+                let l = &inv[k][o[k]][..];
+                lists[k] = if group_major {
+                    let a = l.partition_point(|x| (x.0 as usize) < gi[k]);
+                    let b = l.partition_point(|x| (x.0 as usize) <= gi[k]);
+                    &l[a..b]
+                } else {
+                    l
+                };
+            }
+            if lists[..m].iter().all(|l| !l.is_empty()) {
+                let mut q = [0usize; MAX_RANK];
+                loop {
+                    let mut e = 0;
+                    let mut w = [1f32; 3];
+                    for k in 0..m {
+                        let (_, i, wk) = lists[k][q[k]];
+                        e += i as usize * d.strides[ra[k]];
+                        w[k] = wk;
+                    }
+                    if g.terms.len() == MAX_TERMS {
+                        return None;
+                    }
+                    g.terms.push((u32::try_from(doff).ok()?, e as u32));
+                    g.w.push(w);
+                    if !odometer(&mut q[..m], |k| lists[k].len()) {
+                        break;
+                    }
+                }
+            }
+            g.span = g.span.max(doff + 1);
+            if !odometer(&mut o[..m], |k| s.dims[ra[k]]) {
+                break;
+            }
+        }
+        if !group_major || !odometer(&mut gi[..m], |k| ngroups[k]) {
+            return Some(());
+        }
     }
-    same_order(t, ra, d, s, &g).then_some(g)
 }
 
 /// Whether every diff_src element receives its terms in the reference's order: group
