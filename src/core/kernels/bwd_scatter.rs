@@ -121,23 +121,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
             .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?,
         stream: super::StreamRule::of(p),
     };
-    // Output-major (each diff_dst element once, all its terms) where that is the
-    // reference's order for every element, else group-major (the reference's order by
-    // construction: a pass over diff_dst per group combination).
-    let mut grouped = false;
-    for group_major in [false, true] {
-        g.terms.clear();
-        g.w.clear();
-        g.span = 0;
-        terms_in_order(s, d, ra, &inv, group_major, &mut g)?;
-        if same_order(t, ra, d, s, &g) {
-            grouped = group_major;
-            break;
-        }
-        if group_major {
-            return None;
-        }
-    }
     // Beyond the small planes, measured against the row and plane walks (nchw f32 8x16,
     // ms there / here): linear 2-D wins where most elements get no term (184x82 <- 61x27
     // 1.22 / 0.79, 200x200 <- 50x50 1.90 / 1.58) and loses where each gets one (112x112 <-
@@ -147,18 +130,15 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     // 30^3 <- 10^3 1.94 / 2.09, 24^3 <- 8^3 0.86 / 0.98); nearest wins up to planes of
     // about 16K elements (184x82 <- 61x27 0.82 / 0.24, 112x112 <- 56x56 0.60 / 0.35;
     // 224x224 <- 112x112 1.47 / 1.98).
-    let (row, terms) = (d.dims[rank - 1], g.terms.len());
+    // (Decided before the terms are built: every order has the same terms.)
+    let terms = inv.iter().try_fold(1usize, |n, per| {
+        n.checked_mul(per.iter().map(Vec::len).sum())
+    })?;
+    let row = d.dims[rank - 1];
     let dense = 2 * terms >= np;
-    // Group-major passes (forward ratios below 2, taps overlapping) against the plane walk
-    // and bwd_tiny (nchw f32, ms there / here): 3-D 2x32 27x31x27 <- 14x10x9 1.10 / 0.67,
-    // 8x16 16x40x40 <- 10x25x25 7.88 / 6.28, 8x64 60x60 <- 45x45 5.37 / 4.12, 40x40 <-
-    // 25x25 1.28 / 1.14; but at more than 2.25 terms an element 30x30 <- 25x25 0.97 / 1.09,
-    // 3-D 4x30x30 <- 3x25x25 6.63 / 7.35, and on tiny planes 8x64 12x12 <- 9x9 0.130 /
-    // 0.145.
-    if grouped && (4 * terms > 9 * np || (m > 1 && np <= 256)) {
-        return None;
-    }
-    let take = if np <= SMALL_PLANE && row <= MAX_ROW {
+    let take = if terms > MAX_TERMS {
+        false
+    } else if np <= SMALL_PLANE && row <= MAX_ROW {
         true
     } else if nearest {
         row <= MAX_ROW || np <= 1 << 14
@@ -171,7 +151,32 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     } else {
         !dense && (row <= 2 * MAX_ROW || 3 * terms < np)
     };
-    take.then_some(g)
+    if !take {
+        return None;
+    }
+    // Group-major passes (forward ratios below 2, taps overlapping) against the plane walk
+    // and bwd_tiny (nchw f32, ms there / here): 3-D 2x32 27x31x27 <- 14x10x9 1.10 / 0.67,
+    // 8x16 16x40x40 <- 10x25x25 7.88 / 6.28, 8x64 60x60 <- 45x45 5.37 / 4.12, 40x40 <-
+    // 25x25 1.28 / 1.14; but at more than 2.25 terms an element 30x30 <- 25x25 0.97 / 1.09,
+    // 3-D 4x30x30 <- 3x25x25 6.63 / 7.35, and on tiny planes 8x64 12x12 <- 9x9 0.130 /
+    // 0.145.
+    let group_ok = 4 * terms <= 9 * np && (m == 1 || np > 256);
+    // Output-major (each diff_dst element once, all its terms) where that is the
+    // reference's order for every element, else group-major (the reference's order by
+    // construction: a pass over diff_dst per group combination).
+    for group_major in [false, true] {
+        if group_major && !group_ok {
+            return None;
+        }
+        g.terms.clear();
+        g.w.clear();
+        g.span = 0;
+        terms_in_order(s, d, ra, &inv, group_major, &mut g)?;
+        if same_order(t, ra, d, s, &g) {
+            return Some(g);
+        }
+    }
+    None
 }
 
 /// Per output of one axis, the inputs it reads: (group, input, weight), by group.
