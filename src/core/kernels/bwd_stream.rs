@@ -183,6 +183,10 @@ impl RowTable {
             terms: Vec::new(),
             combos: Vec::new(),
         };
+        if n == 0 {
+            // No positions (an empty axis): nothing to look up.
+            return Some(tab);
+        }
         let (mut terms, mut combos) = (Vec::new(), Vec::new());
         let mut idx = vec![0usize; dims.len()];
         let mut pos = [0usize; MAX_RANK];
