@@ -1458,6 +1458,27 @@ pub(crate) unsafe fn store_contiguous(
     }
 }
 
+/// [`store_contiguous_nt`] when `stream`, else [`store_contiguous`].
+///
+/// # Safety
+/// As those.
+pub(crate) unsafe fn store_contiguous_as(
+    stream: bool,
+    dt: DataType,
+    numerics: Numerics,
+    vals: &[f32],
+    dst: *mut u8,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        if stream {
+            store_contiguous_nt(dt, numerics, vals, dst)
+        } else {
+            store_contiguous(dt, numerics, vals, dst)
+        }
+    }
+}
+
 /// [`store_contiguous`] with streamed (non-temporal) stores where the type's vector store
 /// has them (f32, and s8/u8 on x86); call [`store_fence`] before handing the results over.
 pub(crate) unsafe fn store_contiguous_nt(

@@ -172,7 +172,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
         g.terms.clear();
         g.w.clear();
         g.span = 0;
-        terms_in_order(s, d, ra, &inv, group_major, &mut g)?;
+        terms_in_order(t, s, d, ra, &inv, group_major, &mut g)?;
         if same_order(t, ra, d, s, &g) {
             return Some(g);
         }
@@ -186,8 +186,9 @@ type Inverse = Vec<Vec<(u32, u32, f32)>>;
 /// Fills `g`'s terms (and its diff_dst span): outputs in row-major order, each output's
 /// inputs as a product of the axes' lists (`inv[k][o]`, sorted by group); with
 /// `group_major`, one such pass per group combination (axis order, last fastest) taking
-/// only that combination's entries. `None` past [`MAX_TERMS`].
+/// only that combination's entries. `None` where an offset outgrows `u32`.
 fn terms_in_order(
+    t: &Tables,
     s: &super::super::Layout,
     d: &super::super::Layout,
     ra: &[usize],
@@ -196,16 +197,6 @@ fn terms_in_order(
     g: &mut ScatterGeom,
 ) -> Option<()> {
     let m = ra.len();
-    let ngroups: Vec<usize> = inv
-        .iter()
-        .map(|per| {
-            per.iter()
-                .flatten()
-                .map(|x| x.0 as usize + 1)
-                .max()
-                .unwrap_or(1)
-        })
-        .collect();
     let mut gi = [0usize; MAX_RANK];
     loop {
         let mut o = [0usize; MAX_RANK];
@@ -232,9 +223,6 @@ fn terms_in_order(
                         e += i as usize * d.strides[ra[k]];
                         w[k] = wk;
                     }
-                    if g.terms.len() == MAX_TERMS {
-                        return None;
-                    }
                     g.terms.push((u32::try_from(doff).ok()?, e as u32));
                     g.w.push(w);
                     if !odometer(&mut q[..m], |k| lists[k].len()) {
@@ -247,7 +235,7 @@ fn terms_in_order(
                 break;
             }
         }
-        if !group_major || !odometer(&mut gi[..m], |k| ngroups[k]) {
+        if !group_major || !odometer(&mut gi[..m], |k| t.bwd[ra[k]].as_ref().unwrap().groups) {
             return Some(());
         }
     }
@@ -377,12 +365,8 @@ pub(crate) unsafe fn run(
                 _ => scatter::<3>(x, &g.terms, &g.w, acc),
             }
             if !direct_dst {
-                let store = if stream {
-                    simd::store_contiguous_nt
-                } else {
-                    simd::store_contiguous
-                };
-                store(d.dtype, p.numerics, &out, b.dst.add(doff * d.dtype.size()));
+                let at = b.dst.add(doff * d.dtype.size());
+                simd::store_contiguous_as(stream, d.dtype, p.numerics, &out, at);
             }
         }
         if stream {

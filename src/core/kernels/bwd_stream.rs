@@ -116,7 +116,9 @@ pub(crate) struct StreamGeom {
     pub dead: bool,
     /// Unlaned f32 diff_dst rows whose blocks read windows (see [`super::bwd_perm`]).
     pub perm: Option<super::bwd_perm::Perm>,
-    /// The permuted walk's row terms per position of the other resampled axes.
+    /// The resampled axes other than `w`, in order.
+    pub others: Vec<usize>,
+    /// The permuted and laned walks' row terms per position of the other resampled axes.
     pub rows: Option<RowTable>,
 }
 
@@ -448,6 +450,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     .flatten();
     let nearest = p.alg == Algorithm::Nearest;
     let segs = segments(t.bwd[w].as_ref()?, d.dims[w], s.dims[w], nearest)?;
+    let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
     let dead = (0..d.dims[w]).any(|iw| segs.iter().all(|sg| sg.len[iw] == 0));
     if let Some(n) = flat {
         return Some(StreamGeom {
@@ -460,6 +463,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             chunk: d.dims[w].max(1),
             dead,
             perm: None,
+            others,
             rows: None,
         });
     }
@@ -505,10 +509,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             }
         });
     let rows = (perm.is_some() || lane.is_some())
-        .then(|| {
-            let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-            RowTable::new(t, &s.strides, &ra, &d.dims)
-        })
+        .then(|| RowTable::new(t, &s.strides, &others, &d.dims))
         .flatten();
     Some(StreamGeom {
         w,
@@ -520,6 +521,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         chunk,
         dead,
         perm,
+        others,
         rows,
     })
 }
@@ -595,7 +597,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
         let (s, d) = (&p.src, &p.dst);
         let rank = d.rank();
         let w = g.w;
-        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let ra = &g.others[..];
         let m = ra.len();
         let (n_out, n_in) = (s.dims[w], d.dims[w]);
         let nearest = p.alg == Algorithm::Nearest;
@@ -616,7 +618,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
             .as_ref()
             .filter(|_| s.dtype != DataType::F32 || aligned(b.src))
         {
-            return permuted(p, t, g, pm, &ra, b, start, end);
+            return permuted(p, t, g, pm, ra, b, start, end);
         }
         let mut acc = AlignedBuf::<f32>::zeroed(n_in);
         let mut tbuf = AlignedBuf::<f32>::new();
@@ -635,7 +637,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
             let mut gi = [0usize; MAX_RANK];
             let mut ls = NO_LISTS;
             loop {
-                if lists(t, &ra, &idx[..rank], &gi[..m], &mut ls) {
+                if lists(t, ra, &idx[..rank], &gi[..m], &mut ls) {
                     let npos: usize = ls[..m].iter().map(|l| l.0.len()).product();
                     // Row offsets and weight prefixes of the combination's output positions.
                     let row = |q: usize| {
@@ -1637,7 +1639,7 @@ unsafe fn laned(
         let (s, d) = (&p.src, &p.dst);
         let rank = d.rank();
         let w = g.w;
-        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let ra = &g.others[..];
         let n_in = d.dims[w];
         let dsz = d.dtype.size();
         let cdim = d.dims[la.c];
@@ -1668,7 +1670,7 @@ unsafe fn laned(
                 p,
                 t,
                 g,
-                &ra,
+                ra,
                 &idx[..rank],
                 sbase,
                 b.src,

@@ -272,12 +272,8 @@ unsafe fn finish_pixels(
             false,
         );
         if p.post_ops.is_empty() && dstep == valid && pad == 0 {
-            let store = if r.stream {
-                simd::store_contiguous_nt
-            } else {
-                simd::store_contiguous
-            };
-            store(
+            simd::store_contiguous_as(
+                r.stream,
                 d.dtype,
                 p.numerics,
                 vals,

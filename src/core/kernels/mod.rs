@@ -1748,12 +1748,8 @@ pub(crate) unsafe fn lanes_rows(
                 let vals = &mut buf[..n * valid];
                 pixels(vals, false);
                 if contiguous {
-                    let store = if stream {
-                        simd::store_contiguous_nt
-                    } else {
-                        simd::store_contiguous
-                    };
-                    store(
+                    simd::store_contiguous_as(
+                        stream,
                         d.dtype,
                         p.numerics,
                         vals,
