@@ -810,6 +810,7 @@ unsafe fn wrow_bf16_avx512<const TWO: bool>(
     n: usize,
     out: *mut u8,
     ostride: usize,
+    nt: bool,
 ) {
     // SAFETY: AVX-512F/BW/VL/BF16 were detected by `wrow_narrow`; full 16-lane steps end at or
     // before `n` and the tail is masked to lanes `< n` (masked-off lanes are neither read nor
@@ -826,8 +827,14 @@ unsafe fn wrow_bf16_avx512<const TWO: bool>(
                 let r = wrow_step16::<TWO>(a, b, (v0, v1), m, l);
                 std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(r))
             };
+            let stream = nt && (o as usize).is_multiple_of(32);
             for k in 0..full {
-                _mm256_storeu_si256(o.add(16 * k) as *mut __m256i, bf16(0xFFFF, 16 * k));
+                let (d, v) = (o.add(16 * k) as *mut __m256i, bf16(0xFFFF, 16 * k));
+                if stream {
+                    _mm256_stream_si256(d, v);
+                } else {
+                    _mm256_storeu_si256(d, v);
+                }
             }
             if tail != 0 {
                 let l = 16 * full;
@@ -841,6 +848,8 @@ unsafe fn wrow_bf16_avx512<const TWO: bool>(
 /// ostride` bytes, where the ISA narrows in registers (AVX-512; bf16 with AVX512-BF16);
 /// `false` when it does not (the caller goes through f32).
 /// `bounded`: the row holds lerps of an s8/u8 source (see `vectors::x86::int8_avx512`).
+/// `nt`: bf16 pixels stream their 32-byte aligned steps (16-byte s8/u8 steps streamed were
+/// slower than through scratch and never stream here); call [`store_fence`] after.
 pub(crate) unsafe fn wrow_narrow(
     row: *const f32,
     taps: &[(usize, usize, f32, f32)],
@@ -851,6 +860,7 @@ pub(crate) unsafe fn wrow_narrow(
     dt: DataType,
     numerics: Numerics,
     bounded: bool,
+    nt: bool,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the AVX-512 variants run only when `isa()` (never above the detected ISA) is
@@ -862,9 +872,9 @@ pub(crate) unsafe fn wrow_narrow(
         }
         if dt == DataType::Bf16 && numerics != Numerics::Ieee && avx512bf16() {
             if two {
-                wrow_bf16_avx512::<true>(row, taps, n, out, ostride);
+                wrow_bf16_avx512::<true>(row, taps, n, out, ostride, nt);
             } else {
-                wrow_bf16_avx512::<false>(row, taps, n, out, ostride);
+                wrow_bf16_avx512::<false>(row, taps, n, out, ostride, nt);
             }
             return true;
         }
@@ -884,7 +894,7 @@ pub(crate) unsafe fn wrow_narrow(
     #[cfg(not(target_arch = "x86_64"))]
     {
         // Only x86 narrows in registers here.
-        let _ = (row, taps, two, n, out, ostride, dt, numerics, bounded);
+        let _ = (row, taps, two, n, out, ostride, dt, numerics, bounded, nt);
         false
     }
 }
@@ -1103,12 +1113,18 @@ pub(crate) unsafe fn copy_pixels(
         }
         let fix = raw == RawCopy::Bf16Onednn;
         let _ = nt; // only x86 streams
+                    // Pixels past 64 bytes that are not whole 64-byte steps take AVX2's 32-byte ones:
+                    // 64-byte stores at a pixel's 4-byte alignment nearly all split lines, which Zen 4
+                    // pays dearly (nhwc f32 C=17 2x17 208x83->258x166 nearest 0.246 -> 0.188 ms, C=24
+                    // 0.207 -> 0.170; oneDNN 0.172, 0.153).
+        #[cfg(target_arch = "x86_64")]
+        let split = bytes > 64 && !bytes.is_multiple_of(64);
         let copied = 'copy: {
             #[cfg(target_arch = "x86_64")]
             // Pixels of 16..32 bytes take the unmasked overlapping 16-byte steps below: a
             // masked store per pixel is slow on Zen 4 (nCx16c u8 2x32 10730->21461 nearest
             // 162 us masked, oneDNN 132).
-            if isa() == Isa::Avx512 && avx512bw() && !(16..32).contains(&bytes) {
+            if isa() == Isa::Avx512 && avx512bw() && !(16..32).contains(&bytes) && !split {
                 avx512_pixels(src, taps, ssz, bytes, dst, dstride, nt, fix);
                 break 'copy true;
             }
@@ -1176,22 +1192,37 @@ unsafe fn avx512_pixels(
         // load, (fixup,) one store, with no per-pixel tests (nwc bf16 C=16 2x5224->1741:
         // 6.5 us with them, oneDNN 5.0).
         let a = (src, taps, ssz, bytes, dst, dstride, nt);
-        match (fix, bytes) {
-            (false, 32) => avx512_pixels_by::<false, 32>(a),
-            (true, 32) => avx512_pixels_by::<true, 32>(a),
-            (false, 64) => avx512_pixels_by::<false, 64>(a),
-            (true, 64) => avx512_pixels_by::<true, 64>(a),
-            (false, _) => avx512_pixels_by::<false, 0>(a),
-            (true, _) => avx512_pixels_by::<true, 0>(a),
+        // Pixels that skip src pixels (downsampling) ask for the pixel four ahead: the
+        // hardware prefetcher lost the gapped stream (nwc f32 C=96 77012->38506: 1.14 ->
+        // 0.80 ms, oneDNN 1.01); where pixels repeat that only cost (nhwc C=16..24
+        // upsampling: 15% slower), as any test inside this loop does.
+        let sparse = match (taps.first(), taps.last()) {
+            (Some(a), Some(b)) => b.0.saturating_sub(a.0) * ssz > taps.len() * bytes,
+            _ => false,
+        };
+        match (fix, bytes, sparse) {
+            (false, 32, false) => avx512_pixels_by::<false, 32, false>(a),
+            (true, 32, false) => avx512_pixels_by::<true, 32, false>(a),
+            (false, 64, false) => avx512_pixels_by::<false, 64, false>(a),
+            (true, 64, false) => avx512_pixels_by::<true, 64, false>(a),
+            (false, _, false) => avx512_pixels_by::<false, 0, false>(a),
+            (true, _, false) => avx512_pixels_by::<true, 0, false>(a),
+            (false, 32, true) => avx512_pixels_by::<false, 32, true>(a),
+            (true, 32, true) => avx512_pixels_by::<true, 32, true>(a),
+            (false, 64, true) => avx512_pixels_by::<false, 64, true>(a),
+            (true, 64, true) => avx512_pixels_by::<true, 64, true>(a),
+            (false, _, true) => avx512_pixels_by::<false, 0, true>(a),
+            (true, _, true) => avx512_pixels_by::<true, 0, true>(a),
         }
     }
 }
 
-/// [`avx512_pixels`] with the fixup fixed and, unless `B == 0`, `B` bytes per pixel.
+/// [`avx512_pixels`] with the fixup fixed, unless `B == 0` `B` bytes per pixel, and with
+/// `PF` a prefetch of the pixel four ahead.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-unsafe fn avx512_pixels_by<const FIX: bool, const B: usize>(
+unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
     (src, taps, ssz, bytes, dst, dstride, nt): (
         *const u8,
         &[(usize, usize, f32, f32)],
@@ -1222,6 +1253,13 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize>(
         let ld = |v: __m512i| if FIX { bf16_fix_avx512(v) } else { v };
         for (q, t) in taps.iter().enumerate() {
             let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            if PF {
+                if let Some(ahead) = taps.get(q + 4) {
+                    let a = src.wrapping_add(ahead.0 * ssz);
+                    _mm_prefetch::<_MM_HINT_T0>(a as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(a.wrapping_add(bytes - 1) as *const i8);
+                }
+            }
             if nt && (d as usize).is_multiple_of(64) {
                 for k in 0..full {
                     let v = ld(_mm512_loadu_si512(s.add(64 * k) as *const _));

@@ -688,6 +688,57 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
             DataType::F32,
             DataType::F32,
         ),
+        // bf16 and u8 narrowed in registers and streamed: flat rows straight from the
+        // registers (whole aligned 16-lane bf16 steps) or through scratch (C=24, u8, dst
+        // off a 32-byte boundary), and the row-wise walk's downsampling through scratch.
+        (
+            1,
+            [1, 32, 20, 37],
+            [1, 32, 41, 75],
+            Algorithm::Linear,
+            DataType::Bf16,
+            DataType::Bf16,
+        ),
+        (
+            16,
+            [1, 32, 9, 40],
+            [1, 32, 9, 81],
+            Algorithm::Linear,
+            DataType::Bf16,
+            DataType::Bf16,
+        ),
+        (
+            1,
+            [1, 24, 30, 30],
+            [1, 24, 61, 61],
+            Algorithm::Linear,
+            DataType::Bf16,
+            DataType::Bf16,
+        ),
+        (
+            1,
+            [1, 32, 20, 37],
+            [1, 32, 41, 75],
+            Algorithm::Linear,
+            DataType::U8,
+            DataType::U8,
+        ),
+        (
+            1,
+            [1, 48, 40, 40],
+            [1, 48, 29, 27],
+            Algorithm::Linear,
+            DataType::Bf16,
+            DataType::Bf16,
+        ),
+        (
+            1,
+            [1, 48, 40, 40],
+            [1, 48, 29, 27],
+            Algorithm::Linear,
+            DataType::U8,
+            DataType::U8,
+        ),
     ];
     for &(block, sd, dd, alg, sdt, ddt) in cases {
         let src = lanes_layout(sdt, &sd, block);

@@ -1716,6 +1716,34 @@ pub(crate) unsafe fn lanes_rows(
                     p0 += n;
                     continue;
                 }
+                if stream && contiguous && d.dtype != DataType::F32 {
+                    // Narrowed in registers into scratch at dst's offset within a line, then
+                    // streamed as one stretch, no f32 pass between (nhwc bf16 1x64
+                    // 2000^2->1500^2 linear: 59.9 -> 54.8 ms).
+                    let o = b.dst.add((doff + p0 * dstep) * dsz);
+                    if buf.len() < group * g.block + 16 {
+                        buf.resize(group * g.block + 16);
+                    }
+                    let sp = (buf.as_mut_ptr() as *mut u8).add(o as usize % 64);
+                    if simd::lanes_row_narrow(
+                        s.dtype,
+                        m,
+                        b.src,
+                        &sc.offs,
+                        &sc.w,
+                        taps,
+                        pr.two_taps,
+                        valid,
+                        sp,
+                        valid * dsz,
+                        d.dtype,
+                        p.numerics,
+                    ) {
+                        simd::stream_copy(sp, o, n * valid * dsz);
+                        p0 += n;
+                        continue;
+                    }
+                }
                 if p.post_ops.is_empty()
                     && !stream
                     && simd::lanes_row_narrow(
