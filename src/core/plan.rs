@@ -22,6 +22,8 @@ pub(crate) enum Strategy {
     Rows(RowGeom),
     /// Forward f32 linear over small planes: one call per plane (kernels/planes.rs).
     Planes(kernels::planes::PlaneGeom),
+    /// Forward raw nearest over tiny planes: a tabulated gather per plane.
+    Gather(kernels::gather::GatherGeom),
     /// Backward along a unit-stride resampled last axis (nchw): per-element gather.
     BwdRows(RowGeom),
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
@@ -117,6 +119,7 @@ impl Plan {
             Strategy::Rows(RowGeom { lane: Some(_), .. }) => "image_rows",
             Strategy::Rows(_) => "rows",
             Strategy::Planes(_) => "planes",
+            Strategy::Gather(_) => "gather",
             Strategy::BwdRows(_) => "bwd_rows",
             Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
@@ -292,6 +295,13 @@ impl Plan {
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
                 // every dst element has one writer.
                 &|s, e| unsafe { kernels::planes::run(p, t, g, b, s, e) },
+            ),
+            Strategy::Gather(g) => par(
+                g.runs,
+                (GRAIN_ELEMS / g.outputs().max(1)).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // planes, so every dst element has one writer.
+                &|s, e| unsafe { kernels::gather::run(p, t, g, b, s, e) },
             ),
             Strategy::BwdRows(g) => {
                 let per_run = g.out_w.max(1) * 4;

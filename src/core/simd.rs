@@ -2333,7 +2333,7 @@ pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: us
 /// oneDNN's bf16 -> f32 -> bf16 round trip on the bits: subnormals flush to a signed zero,
 /// NaNs are quieted (`| 0x40`), everything else is unchanged.
 #[inline(always)]
-fn bf16_roundtrip_bits(b: u16) -> u16 {
+pub(crate) fn bf16_roundtrip_bits(b: u16) -> u16 {
     let sub = b & 0x7F80 == 0;
     let nan = b & 0x7FFF > 0x7F80;
     if sub {

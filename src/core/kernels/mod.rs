@@ -16,6 +16,7 @@ pub(crate) mod bwd_planes;
 pub(crate) mod bwd_scatter;
 pub(crate) mod bwd_stream;
 pub(crate) mod bwd_tiny;
+pub(crate) mod gather;
 
 use super::aligned::AlignedBuf;
 use super::dtype::{load_f32, store_f32, DataType};
@@ -405,6 +406,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         }
         if let Some(g) = planes::plan(p, t) {
             return Strategy::Planes(g);
+        }
+        if let Some(g) = gather::plan(p, t) {
+            return Strategy::Gather(g);
         }
         return Strategy::Rows(fwd_row_geom(p, t, w, None, small));
     }
