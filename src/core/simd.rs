@@ -1285,7 +1285,11 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
                     }
                 };
                 let (a, b) = (ld32(0), ld32(bytes - 32));
-                _mm256_storeu_si256(d as *mut __m256i, a);
+                if nt && bytes == 32 && (d as usize).is_multiple_of(32) {
+                    _mm256_stream_si256(d as *mut __m256i, a);
+                } else {
+                    _mm256_storeu_si256(d as *mut __m256i, a);
+                }
                 if bytes > 32 {
                     _mm256_storeu_si256(d.add(bytes - 32) as *mut __m256i, b);
                 }

@@ -739,6 +739,23 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
             DataType::U8,
             DataType::U8,
         ),
+        // Raw nearest pixels of whole 32-byte steps, contiguous: streamed when aligned.
+        (
+            16,
+            [1, 32, 9, 40],
+            [1, 32, 19, 81],
+            Algorithm::Nearest,
+            DataType::Bf16,
+            DataType::Bf16,
+        ),
+        (
+            1,
+            [1, 24, 9, 40],
+            [1, 24, 19, 81],
+            Algorithm::Nearest,
+            DataType::F32,
+            DataType::F32,
+        ),
     ];
     for &(block, sd, dd, alg, sdt, ddt) in cases {
         let src = lanes_layout(sdt, &sd, block);
@@ -1909,9 +1926,12 @@ fn bf16_specials_match_reference() {
             );
         }
     }
-    for k in ["lanes_rows", "rows", "image_rows"] {
-        assert!(kinds.get(k).copied().unwrap_or(0) > 20, "{k}: {kinds:?}");
+    let count = |k: &str| kinds.get(k).copied().unwrap_or(0);
+    for k in ["lanes_rows", "image_rows"] {
+        assert!(count(k) > 20, "{k}: {kinds:?}");
     }
+    // Tiny channels-first nearest planes with a depth axis go to `gather` since 5e32108.
+    assert!(count("rows") + count("gather") > 20, "rows: {kinds:?}");
 }
 
 /// Raw nearest planes gathered several at a time (`RowGeom::plane_batch`): many tiny planes,
