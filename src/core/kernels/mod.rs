@@ -1725,6 +1725,24 @@ pub(crate) unsafe fn lanes_rows(
                     p0 += n;
                     continue;
                 }
+                // The pixels narrowed to dst's type in registers, to `out` (`ostride` bytes
+                // apart); false where the ISA does not.
+                let narrow = |out: *mut u8, ostride: usize| {
+                    simd::lanes_row_narrow(
+                        s.dtype,
+                        m,
+                        b.src,
+                        &sc.offs,
+                        &sc.w,
+                        taps,
+                        pr.two_taps,
+                        valid,
+                        out,
+                        ostride,
+                        d.dtype,
+                        p.numerics,
+                    )
+                };
                 if stream && contiguous && d.dtype != DataType::F32 {
                     // Narrowed in registers into scratch at dst's offset within a line, then
                     // streamed as one stretch, no f32 pass between (nhwc bf16 1x64
@@ -1734,20 +1752,7 @@ pub(crate) unsafe fn lanes_rows(
                         buf.resize(group * g.block + 16);
                     }
                     let sp = (buf.as_mut_ptr() as *mut u8).add(o as usize % 64);
-                    if simd::lanes_row_narrow(
-                        s.dtype,
-                        m,
-                        b.src,
-                        &sc.offs,
-                        &sc.w,
-                        taps,
-                        pr.two_taps,
-                        valid,
-                        sp,
-                        valid * dsz,
-                        d.dtype,
-                        p.numerics,
-                    ) {
+                    if narrow(sp, valid * dsz) {
                         simd::stream_copy(sp, o, n * valid * dsz);
                         p0 += n;
                         continue;
@@ -1755,20 +1760,7 @@ pub(crate) unsafe fn lanes_rows(
                 }
                 if p.post_ops.is_empty()
                     && !stream
-                    && simd::lanes_row_narrow(
-                        s.dtype,
-                        m,
-                        b.src,
-                        &sc.offs,
-                        &sc.w,
-                        taps,
-                        pr.two_taps,
-                        valid,
-                        b.dst.add((doff + p0 * dstep) * dsz),
-                        dstep * dsz,
-                        d.dtype,
-                        p.numerics,
-                    )
+                    && narrow(b.dst.add((doff + p0 * dstep) * dsz), dstep * dsz)
                 {
                     if pad > 0 {
                         for q in 0..n {
