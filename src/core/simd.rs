@@ -1067,7 +1067,7 @@ pub(crate) unsafe fn copy_pixels(
     unsafe {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2<const FIX: bool, const B: usize>(
+        unsafe fn avx2<const FIX: bool, const B: usize, const PF: bool>(
             src: *const u8,
             taps: &[(usize, usize, f32, f32)],
             ssz: usize,
@@ -1096,6 +1096,9 @@ pub(crate) unsafe fn copy_pixels(
                 };
                 for (q, t) in taps.iter().enumerate() {
                     let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+                    if PF {
+                        prefetch_pixel(src, taps, q + 4, ssz, bytes);
+                    }
                     if nt && (d as usize).is_multiple_of(32) {
                         for k in 0..full {
                             _mm256_stream_si256(d.add(32 * k) as *mut __m256i, ld(s.add(32 * k)));
@@ -1130,14 +1133,21 @@ pub(crate) unsafe fn copy_pixels(
             }
             #[cfg(target_arch = "x86_64")]
             if isa() != Isa::Base && bytes >= 32 {
-                // The common sizes and the fixup as constants (as `avx512_pixels`).
-                let f = match (fix, bytes) {
-                    (false, 32) => avx2::<false, 32>,
-                    (true, 32) => avx2::<true, 32>,
-                    (false, 64) => avx2::<false, 64>,
-                    (true, 64) => avx2::<true, 64>,
-                    (false, _) => avx2::<false, 0>,
-                    (true, _) => avx2::<true, 0>,
+                // The common sizes, the fixup and the prefetch as constants (as
+                // `avx512_pixels`).
+                let f = match (fix, bytes, skips_pixels(taps, ssz, bytes)) {
+                    (false, 32, false) => avx2::<false, 32, false>,
+                    (true, 32, false) => avx2::<true, 32, false>,
+                    (false, 64, false) => avx2::<false, 64, false>,
+                    (true, 64, false) => avx2::<true, 64, false>,
+                    (false, _, false) => avx2::<false, 0, false>,
+                    (true, _, false) => avx2::<true, 0, false>,
+                    (false, 32, true) => avx2::<false, 32, true>,
+                    (true, 32, true) => avx2::<true, 32, true>,
+                    (false, 64, true) => avx2::<false, 64, true>,
+                    (true, 64, true) => avx2::<true, 64, true>,
+                    (false, _, true) => avx2::<false, 0, true>,
+                    (true, _, true) => avx2::<true, 0, true>,
                 };
                 f(src, taps, ssz, bytes, dst, dstride, nt);
                 break 'copy true;
@@ -1168,6 +1178,41 @@ pub(crate) unsafe fn copy_pixels(
     }
 }
 
+/// Whether raw pixels skip more than one source pixel in three (downsampling by more than
+/// 1.5): their copies then ask for the pixel four ahead, as the hardware prefetcher lost
+/// the gapped stream (nwc f32 C=96 77012->38506: 1.14 -> 0.80 ms on AVX-512, 1.12 -> 0.69
+/// on AVX2; oneDNN 1.01). Below, it lost (AVX2 nhwc f32 2x64 387x388->275x276: 2.73 ->
+/// 3.01), and where pixels repeat it only costs (nhwc C=16..24 upsampling: 15% slower), as
+/// any test inside those loops does.
+#[cfg(target_arch = "x86_64")]
+fn skips_pixels(taps: &[(usize, usize, f32, f32)], ssz: usize, bytes: usize) -> bool {
+    match (taps.first(), taps.last()) {
+        (Some(a), Some(b)) => 2 * b.0.saturating_sub(a.0) * ssz > 3 * taps.len() * bytes,
+        _ => false,
+    }
+}
+
+/// Asks for the first and last line of raw pixel `q` (if any) ahead of its copy.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch_pixel(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    q: usize,
+    ssz: usize,
+    bytes: usize,
+) {
+    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    if let Some(ahead) = taps.get(q) {
+        let a = src.wrapping_add(ahead.0 * ssz);
+        // SAFETY: a prefetch never faults and reads nothing into the program.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(a as *const i8);
+            _mm_prefetch::<_MM_HINT_T0>(a.wrapping_add(bytes - 1) as *const i8);
+        }
+    }
+}
+
 /// [`copy_pixels`] on AVX-512BW: 64-byte steps, a 32-byte step, one masked step for the
 /// rest, so a pixel of any size is whole-vector loads and stores (C=12 f32: a 32-byte and a
 /// masked 16-byte step where AVX2 took two overlapping ones); `nt` streams the 64-byte aligned full steps, `fix`
@@ -1192,15 +1237,7 @@ unsafe fn avx512_pixels(
         // load, (fixup,) one store, with no per-pixel tests (nwc bf16 C=16 2x5224->1741:
         // 6.5 us with them, oneDNN 5.0).
         let a = (src, taps, ssz, bytes, dst, dstride, nt);
-        // Pixels that skip src pixels (downsampling) ask for the pixel four ahead: the
-        // hardware prefetcher lost the gapped stream (nwc f32 C=96 77012->38506: 1.14 ->
-        // 0.80 ms, oneDNN 1.01); where pixels repeat that only cost (nhwc C=16..24
-        // upsampling: 15% slower), as any test inside this loop does.
-        let sparse = match (taps.first(), taps.last()) {
-            (Some(a), Some(b)) => b.0.saturating_sub(a.0) * ssz > taps.len() * bytes,
-            _ => false,
-        };
-        match (fix, bytes, sparse) {
+        match (fix, bytes, skips_pixels(taps, ssz, bytes)) {
             (false, 32, false) => avx512_pixels_by::<false, 32, false>(a),
             (true, 32, false) => avx512_pixels_by::<true, 32, false>(a),
             (false, 64, false) => avx512_pixels_by::<false, 64, false>(a),
@@ -1254,11 +1291,7 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
         for (q, t) in taps.iter().enumerate() {
             let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
             if PF {
-                if let Some(ahead) = taps.get(q + 4) {
-                    let a = src.wrapping_add(ahead.0 * ssz);
-                    _mm_prefetch::<_MM_HINT_T0>(a as *const i8);
-                    _mm_prefetch::<_MM_HINT_T0>(a.wrapping_add(bytes - 1) as *const i8);
-                }
+                prefetch_pixel(src, taps, q + 4, ssz, bytes);
             }
             if nt && (d as usize).is_multiple_of(64) {
                 for k in 0..full {
