@@ -1427,12 +1427,20 @@ fn grouped_tiny_planes_match_reference_bitwise() {
     let mut grouped = std::collections::HashMap::new();
     for case in 0..500 {
         let (ih, iw) = (rng.range(1, 6), rng.range(1, 7));
-        let only_w = rng.below(4) == 0;
+        // A depth level (ncdhw) in a third of the cases: planes blended over it first.
+        let depth = rng.below(3) == 0;
+        let only_w = !depth && rng.below(4) == 0;
         let oh = if only_w { ih } else { rng.range(1, 8) };
         let ow = rng.range(1, 9);
-        let lead: Vec<usize> = (0..rng.range(1, 3)).map(|_| rng.range(1, 40)).collect();
+        let n_lead = rng.range(1, if depth { 2 } else { 3 });
+        let mut lead: Vec<usize> = (0..n_lead).map(|_| rng.range(1, 40)).collect();
+        let mut slead = lead.clone();
+        if depth {
+            lead.push(rng.range(1, 4));
+            slead.push(rng.range(1, 4));
+        }
         let rule = linear_rule(&mut rng, ih, oh);
-        let sdims: Vec<usize> = lead.iter().copied().chain([ih, iw]).collect();
+        let sdims: Vec<usize> = slead.iter().copied().chain([ih, iw]).collect();
         let ddims: Vec<usize> = lead.iter().copied().chain([oh, ow]).collect();
         let dt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::U8]);
         let mut src = Layout::dense(dt, &sdims);
@@ -1443,6 +1451,10 @@ fn grouped_tiny_planes_match_reference_bitwise() {
             }
         }
         let mut axes = vec![AxisRule::Identity; lead.len()];
+        if depth {
+            let r = lead.len() - 1;
+            axes[r] = linear_rule(&mut rng, slead[r], lead[r]);
+        }
         axes.extend([if only_w { AxisRule::Identity } else { rule }, rule]);
         let p = Problem {
             alg: Algorithm::Linear,
@@ -1467,6 +1479,9 @@ fn grouped_tiny_planes_match_reference_bitwise() {
             if let crate::core::plan::Strategy::Planes(g) = &plan.strategy {
                 if g.grouped() {
                     *grouped.entry(format!("{isa:?}")).or_insert(0) += 1;
+                    if depth {
+                        *grouped.entry(format!("{isa:?} depth")).or_insert(0) += 1;
+                    }
                 }
             }
             let mut fast = vec![0xA5u8; n];
@@ -1485,6 +1500,8 @@ fn grouped_tiny_planes_match_reference_bitwise() {
             hits > 100,
             "grouped planes on {isa:?} in {hits} of 500: {grouped:?}"
         );
+        let deep = grouped.get(&format!("{isa:?} depth")).copied().unwrap_or(0);
+        assert!(deep > 20, "grouped depth planes on {isa:?}: {grouped:?}");
     }
 }
 
