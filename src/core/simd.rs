@@ -1115,13 +1115,13 @@ pub(crate) unsafe fn copy_pixels(
             }
         }
         let fix = raw == RawCopy::Bf16Onednn;
-        let _ = nt; // only x86 streams
-                    // Pixels past 64 bytes that are not whole 64-byte steps take AVX2's 32-byte ones:
-                    // 64-byte stores at a pixel's 4-byte alignment nearly all split lines, which Zen 4
-                    // pays dearly (nhwc f32 C=17 2x17 208x83->258x166 nearest 0.246 -> 0.188 ms, C=24
-                    // 0.207 -> 0.170; oneDNN 0.172, 0.153).
+        // Pixels past 64 bytes that are not whole 64-byte steps take AVX2's 32-byte ones:
+        // 64-byte stores at a pixel's 4-byte alignment nearly all split lines, which Zen 4
+        // pays dearly (nhwc f32 C=17 2x17 208x83->258x166 nearest 0.246 -> 0.188 ms, C=24
+        // 0.207 -> 0.170; oneDNN 0.172, 0.153).
         #[cfg(target_arch = "x86_64")]
         let split = bytes > 64 && !bytes.is_multiple_of(64);
+        let _ = nt; // only x86 streams
         let copied = 'copy: {
             #[cfg(target_arch = "x86_64")]
             // Pixels of 16..32 bytes take the unmasked overlapping 16-byte steps below: a
@@ -1452,20 +1452,31 @@ pub(crate) unsafe fn stream_copy(src: *const u8, dst: *mut u8, n: usize) {
 }
 
 /// A pointer into `buf` (grown to hold `n` elements past it) at the same address as `dst`
-/// modulo 64, for [`stream_copy`].
+/// modulo 64 (rounded down to a `T`), for [`stream_copy`].
 pub(crate) fn scratch_like<T: Copy + Default>(
     buf: &mut super::aligned::AlignedBuf<T>,
     dst: *const u8,
     n: usize,
 ) -> *mut T {
     let sz = std::mem::size_of::<T>();
-    if buf.len() < n + 64 / sz {
-        buf.resize(n + 64 / sz);
+    scratch_bytes_like(buf, dst.wrapping_sub(dst as usize % sz), n * sz) as *mut T
+}
+
+/// A byte pointer into `buf` (grown to hold `bytes` past it) at the same address as `dst`
+/// modulo 64, for [`stream_copy`] of values of any type.
+pub(crate) fn scratch_bytes_like<T: Copy + Default>(
+    buf: &mut super::aligned::AlignedBuf<T>,
+    dst: *const u8,
+    bytes: usize,
+) -> *mut u8 {
+    let sz = std::mem::size_of::<T>();
+    let n = bytes.div_ceil(sz) + 64 / sz;
+    if buf.len() < n {
+        buf.resize(n);
     }
     // The buffer starts on a line, so dst's offset within its line is the shift.
-    let shift = dst as usize % 64 / sz;
-    // SAFETY: shift < 64 / sz and the buffer holds n + 64 / sz elements.
-    unsafe { buf.as_mut_ptr().add(shift) }
+    // SAFETY: the shift is below 64 bytes and the buffer holds `bytes` + 64 bytes.
+    unsafe { (buf.as_mut_ptr() as *mut u8).add(dst as usize % 64) }
 }
 
 /// Orders earlier non-temporal stores before later stores (a no-op without them).
@@ -2370,7 +2381,7 @@ pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: us
 /// oneDNN's bf16 -> f32 -> bf16 round trip on the bits: subnormals flush to a signed zero,
 /// NaNs are quieted (`| 0x40`), everything else is unchanged.
 #[inline(always)]
-pub(crate) fn bf16_roundtrip_bits(b: u16) -> u16 {
+fn bf16_roundtrip_bits(b: u16) -> u16 {
     let sub = b & 0x7F80 == 0;
     let nan = b & 0x7FFF > 0x7F80;
     if sub {

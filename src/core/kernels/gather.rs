@@ -7,7 +7,7 @@
 
 use super::Runs;
 use crate::core::reference::{Bufs, Tables};
-use crate::core::{simd, Direction, Problem, RawCopy};
+use crate::core::{simd, Direction, Problem, RawCopy, MAX_RANK};
 
 /// Most outputs per plane, and longest output row (elements; bytes for 1-byte types):
 /// past them the rows kernel's vectorised row copies win over a per-element table (1
@@ -55,7 +55,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<GatherGeom> {
         || s.is_blocked()
         || d.is_blocked()
         || s.dtype.size() != d.dtype.size()
-        || rank < 3
     {
         return None;
     }
@@ -63,6 +62,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<GatherGeom> {
     let n: usize = d.dims[first..].iter().product();
     let row = d.dims[rank - 1];
     let long = row > MAX_ROW || (d.dtype.size() == 1 && row > MAX_ROW_BYTES);
+    // (A resampled axis outside the last two needs rank 3 at least.)
     if first + 2 >= rank || n == 0 || n > MAX_PLANE || long {
         return None;
     }
@@ -126,8 +126,12 @@ pub(crate) unsafe fn run(
 ) {
     let rank = p.dst.rank();
     let sz = p.dst.dtype.size();
-    let inside: Vec<_> = (g.first..rank).map(|a| (a, 1, 0, 0)).collect();
-    let mut runs = Runs::new(p, t, &inside, start);
+    // The plane's axes are walked inside a run (no allocation: calls are microseconds).
+    let mut inside = [(0, 1, 0, 0); MAX_RANK];
+    for (k, a) in (g.first..rank).enumerate() {
+        inside[k].0 = a;
+    }
+    let mut runs = Runs::new(p, t, &inside[..rank - g.first], start);
     let (a, k) = g.batch;
     let mut r = start;
     while r < end {

@@ -150,9 +150,8 @@ pub(crate) unsafe fn flat_run(
         // Scratch for as many pixels as a group has (zeroing a full ROW_BUF cost a tiny
         // call a third of its time).
         let group = (ROW_BUF / r.valid.max(1)).clamp(1, fr.max_pixels);
-        // A line more: narrowed pixels bound for streamed stores sit at dst's line offset.
-        if !direct && out.len() < group * r.valid + 16 {
-            out.resize(group * r.valid + 16);
+        if !direct && out.len() < group * r.valid {
+            out.resize(group * r.valid);
         }
         for g in &fr.groups {
             let rowp = blend(p, b, r.sc, g, row);
@@ -234,7 +233,7 @@ unsafe fn finish_pixels(
     rowp: *const f32,
     taps: &[(usize, usize, f32, f32)],
     first: usize,
-    out: &mut [f32],
+    out: &mut AlignedBuf<f32>,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
@@ -245,22 +244,24 @@ unsafe fn finish_pixels(
         let dstep = d.strides[pr.px];
         let (valid, pad) = (r.valid, r.pad);
         let n = taps.len();
-        if p.post_ops.is_empty()
-            && pad == 0
-            && !r.stream
-            && simd::wrow_narrow(
+        // The pixels narrowed to dst's type in registers, to `o` (`ostride` bytes apart);
+        // false where the ISA does not.
+        let narrow = |o: *mut u8, ostride: usize, nt: bool| {
+            simd::wrow_narrow(
                 rowp,
                 taps,
                 pr.two_taps,
                 valid,
-                b.dst.add((r.doff + first * dstep) * dsz),
-                dstep * dsz,
+                o,
+                ostride,
                 d.dtype,
                 p.numerics,
                 matches!(p.src.dtype, DataType::U8 | DataType::S8),
-                false,
+                nt,
             )
-        {
+        };
+        let o = b.dst.add((r.doff + first * dstep) * dsz);
+        if p.post_ops.is_empty() && pad == 0 && !r.stream && narrow(o, dstep * dsz, false) {
             return;
         }
         if p.post_ops.is_empty() && pad == 0 && r.stream && dstep == valid {
@@ -269,24 +270,12 @@ unsafe fn finish_pixels(
             // written by streamed stores alone); others go to scratch at dst's offset within
             // a line and stream out as one stretch (nCx16c bf16 2x16 150211->300422 linear:
             // 2.1 ms through f32, 1.5-2.0 through scratch, 1.4-1.7 direct).
-            let o = b.dst.add((r.doff + first * dstep) * dsz);
             let direct = dsz == 2 && valid % 16 == 0 && (o as usize).is_multiple_of(32);
             let s = match direct {
                 true => o,
-                false => (out.as_mut_ptr() as *mut u8).add(o as usize % 64),
+                false => simd::scratch_bytes_like(out, o, n * valid * dsz),
             };
-            if simd::wrow_narrow(
-                rowp,
-                taps,
-                pr.two_taps,
-                valid,
-                s,
-                valid * dsz,
-                d.dtype,
-                p.numerics,
-                matches!(p.src.dtype, DataType::U8 | DataType::S8),
-                direct,
-            ) {
+            if narrow(s, valid * dsz, direct) {
                 if !direct {
                     simd::stream_copy(s, o, n * valid * dsz);
                 }
@@ -304,13 +293,7 @@ unsafe fn finish_pixels(
             false,
         );
         if p.post_ops.is_empty() && dstep == valid && pad == 0 {
-            simd::store_contiguous_as(
-                r.stream,
-                d.dtype,
-                p.numerics,
-                vals,
-                b.dst.add((r.doff + first * dstep) * dsz),
-            );
+            simd::store_contiguous_as(r.stream, d.dtype, p.numerics, vals, o);
             return;
         }
         let mut idx = [0usize; super::super::MAX_RANK];
