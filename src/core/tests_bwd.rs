@@ -544,12 +544,18 @@ fn scattered_planes_match_reference_on_every_isa() {
                 src.strides[a] = src.strides[a + 1] * fout[a + 1] + rng.range(1, 3);
             }
         }
+        let mut dst = Layout::dense(rng.pick(&types), &fin);
+        if rng.below(4) == 0 {
+            // Gaps between diff_src planes (the batches need them back to back).
+            dst.strides[1] = dst.strides[2] * fin[2] + rng.range(1, 3);
+            dst.strides[0] = dst.strides[1] * fin[1];
+        }
         let p = Problem {
             alg,
             direction: Direction::Backward,
             axes,
             src,
-            dst: Layout::dense(rng.pick(&types), &fin),
+            dst,
             post_ops: vec![],
             numerics: Numerics::Onednn,
         };
