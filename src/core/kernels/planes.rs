@@ -604,17 +604,19 @@ pub(crate) unsafe fn run(
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
-    // The depth level of the plane at `runs`, blended into `out` (the span from its base).
-    let blend_depth = |runs: &Runs, out: &mut [f32]| {
+    // The depth taps of the plane at `runs` (src offsets of its two source planes' bases
+    // and their weights), for one blend of a whole batch as a row of span-wide pixels.
+    let mut dtaps: Vec<(usize, usize, f32, f32)> = Vec::new();
+    let depth_taps = |runs: &Runs, dtaps: &mut Vec<(usize, usize, f32, f32)>| {
         if let Some(a) = g.depth {
             let (ii, ww) = t.fwd[a].as_ref().unwrap().taps(runs.pos[a]);
-            let st = p.src.strides[a];
-            let mut offs = [0; 8];
-            let sb = runs.sbase;
-            (offs[0], offs[1]) = (sb + ii[0] as usize * st, sb + ii[1] as usize * st);
-            let w = [[ww[0], ww[1]], [1.0, 0.0], [1.0, 0.0]];
-            // SAFETY: both source planes lie within the buffer (`run`'s contract).
-            unsafe { simd::lerp(sdt, 1, bufs.src, &offs, &w, out) };
+            let (st, sb) = (p.src.strides[a], runs.sbase);
+            dtaps.push((
+                sb + ii[0] as usize * st,
+                sb + ii[1] as usize * st,
+                ww[0],
+                ww[1],
+            ));
         }
     };
     while r < end {
@@ -623,13 +625,23 @@ pub(crate) unsafe fn run(
         // level each plane is blended into its own span of `sconv`.
         let (mut n, mut sstep) = (1, 0);
         if g.depth.is_some() {
-            blend_depth(&runs, &mut sconv[..g.span]);
+            dtaps.clear();
+            depth_taps(&runs, &mut dtaps);
             runs.advance();
             sstep = g.span;
             while r + n < end && runs.doff == doff + n * out_n && n < depth_planes {
-                blend_depth(&runs, &mut sconv[n * g.span..(n + 1) * g.span]);
+                depth_taps(&runs, &mut dtaps);
                 runs.advance();
                 n += 1;
+            }
+            // One call blends the batch (a call per plane was most of nchw bf16 1x512
+            // 1x3x1->2x1x2): plane k's span is pixel k, `s[o0 + l] * w0 + s[o1 + l] * w1`
+            // over its lanes, the reference's depth level.
+            // SAFETY: both source planes of each lie within the buffer (`run`'s contract).
+            unsafe {
+                let (w, base) = ([[1.0, 0.0]; 3], [0; 8]);
+                let out = &mut sconv[..n * g.span];
+                simd::lanes_row(sdt, 1, bufs.src, &base, &w, &dtaps, true, out, false);
             }
         } else {
             runs.advance();
