@@ -444,6 +444,85 @@ pub(crate) mod x86 {
         }
     }
 
+    /// [`super::pixel_row`] for bf16 to bf16 (oneDNN numerics) on AVX-512 BF16, 32 lanes a
+    /// step as two f32 vectors of the even and the odd lanes: a 64-byte load of each corner
+    /// gives both by a shift and a mask (no widening shuffles), and one `vcvtne2ps2bf16`
+    /// plus one word permutation put the 32 results back in order. The same lerp chain on
+    /// every lane, so the same bits; Zen 4 runs the widening shuffles and shifts on the
+    /// pipes the multiplies use, and nhwc bf16 linear was bound by them. `lanes >= 32`: the
+    /// last step overlaps the one before when `lanes` is not a multiple of 32 (the same
+    /// values land on the same lanes).
+    ///
+    /// # Safety
+    /// As [`super::pixel_row`]; the CPU has AVX-512F/BW/VL/BF16.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
+    pub(crate) unsafe fn bf16_pairs_row<const M: usize, const PX2: bool>(
+        src: *const u8,
+        base: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        px: &[(usize, usize, f32, f32)],
+        lanes: usize,
+        out: *mut u8,
+        ostride: usize,
+    ) {
+        // SAFETY: the function's contract: every load is 32 lanes `l..l + 32 <= lanes` of a
+        // corner, every store 32 lanes of this pixel at `out`.
+        unsafe {
+            debug_assert!(lanes >= 32);
+            let mut ws = [(_mm512_set1_ps(1.0), _mm512_set1_ps(0.0)); 3];
+            for (a, x) in ws.iter_mut().enumerate().take(M) {
+                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
+            }
+            let half = if PX2 {
+                1usize << M.saturating_sub(1)
+            } else {
+                1 << M
+            };
+            let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+            // Word 2i of the result is even lane i (word i of the pair), word 2i + 1 odd lane
+            // i (word 16 + i).
+            let order: [i16; 32] = std::array::from_fn(|k| ((k & 1) * 16 + k / 2) as i16);
+            let order = _mm512_loadu_si512(order.as_ptr() as *const _);
+            let src = src as *const u16;
+            for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+                if PX2 {
+                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+                }
+                let corner = |k: usize| {
+                    if PX2 && k >= half {
+                        base[k - half] + o1
+                    } else {
+                        base[k] + o0
+                    }
+                };
+                let o = out.add(q * ostride) as *mut u16;
+                let mut next = 0;
+                while next < lanes {
+                    // The last step overlaps the one before when lanes are not whole steps.
+                    let l = next.min(lanes - 32);
+                    next += 32;
+                    // (A loop, not `array::from_fn`: its closure would not inherit the
+                    // target features, and every intrinsic in it would become a call.)
+                    let mut v = [_mm512_setzero_si512(); 8];
+                    for (k, x) in v.iter_mut().enumerate().take(1 << M) {
+                        *x = _mm512_loadu_si512(src.add(corner(k) + l) as *const _);
+                    }
+                    let even = super::chain::<__m512, M>(
+                        |k| _mm512_castsi512_ps(_mm512_slli_epi32::<16>(v[k])),
+                        &ws,
+                    );
+                    let odd = super::chain::<__m512, M>(
+                        |k| _mm512_castsi512_ps(_mm512_and_si512(v[k], high)),
+                        &ws,
+                    );
+                    let pair =
+                        std::mem::transmute::<__m512bh, __m512i>(_mm512_cvtne2ps_pbh(odd, even));
+                    _mm512_storeu_si512(o.add(l) as *mut _, _mm512_permutexvar_epi16(order, pair));
+                }
+            }
+        }
+    }
+
     impl Widen<__m512> for F32s {
         #[inline(always)]
         unsafe fn load(p: *const u8, i: usize) -> __m512 {
