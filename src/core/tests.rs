@@ -1712,13 +1712,14 @@ fn transpose_matches_per_input_lists() {
 }
 
 /// Raw nearest copies with short rows walk whole planes per run (the H rows joined to the
-/// W pixel table); same bytes as the reference on every ISA, blocked and padded too.
+/// W pixel table), large planes in runs of a group of rows each (split among threads);
+/// same bytes as the reference on every ISA, blocked and padded too.
 #[test]
 fn merged_short_rows_match_reference() {
     use crate::core::plan::Strategy;
     use crate::core::simd::available_isas;
     let mut rng = Rng::new(5);
-    let mut merged = 0;
+    let (mut merged, mut split) = (0, 0);
     for case in 0..300 {
         let block = rng.pick(&[1, 1, 8, 16]);
         let c = rng.range(1, 40);
@@ -1729,7 +1730,8 @@ fn merged_short_rows_match_reference() {
         let mut axes = vec![AxisRule::Identity; 2];
         for _ in 2..rank {
             let i = rng.range(1, 12);
-            let o = rng.range(1, 24);
+            let top = if rng.below(4) == 0 { 90 } else { 24 };
+            let o = rng.range(1, top);
             sd.push(i);
             dd.push(o);
             axes.push(AxisRule::OnednnHalfPixel);
@@ -1748,7 +1750,10 @@ fn merged_short_rows_match_reference() {
         for (k, isa) in available_isas().into_iter().enumerate() {
             let plan = Plan::with_isa(p.clone(), isa).unwrap();
             if let (0, Strategy::Lanes(g)) = (k, &plan.strategy) {
-                merged += g.pixels.as_ref().is_some_and(|pr| pr.px2.is_some()) as usize;
+                if let Some(pr) = g.pixels.as_ref().filter(|pr| pr.px2.is_some()) {
+                    merged += 1;
+                    split += (pr.px2_rows < p.dst.dims[pr.px2.unwrap()]) as usize;
+                }
             }
             let (mut fast, mut slow) = (init.clone(), init.clone());
             plan.execute(&src, &mut fast, &[]).unwrap();
@@ -1758,6 +1763,7 @@ fn merged_short_rows_match_reference() {
     }
     // About a third of the cases have rows short enough and dst rows back to back.
     assert!(merged > 60, "merged rows in {merged} of 300 problems");
+    assert!(split > 10, "merged rows split in {split} of 300 problems");
 }
 
 /// Buffers at any byte address (a C caller's pointers can be anything) give the aligned

@@ -62,6 +62,8 @@ pub(crate) struct PixelRows {
     /// Raw nearest copies of short rows: the axis outside `px` whose rows are walked inside
     /// one run too (dst rows back to back), `taps` then covering its pixels row by row.
     pub px2: Option<usize>,
+    /// Rows of `px2` per run (a run takes its share of `taps`).
+    pub px2_rows: usize,
     pub runs: usize,
     /// Per output pixel: src element offsets of its two taps along `px` and their weights;
     /// with one tap (nearest, identity) the offsets are equal and `two_taps` is false.
@@ -601,15 +603,18 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
             (taps, two)
         }
     };
-    let (taps, px2) = merge_rows(p, t, l, px, taps);
+    let (taps, merged) = merge_rows(p, t, l, px, taps);
+    let px2 = merged.map(|m| m.0);
     let runs = l.nblk
         * (0..rank)
             .filter(|&a| a != l.c && a != px && Some(a) != px2)
             .map(|a| p.dst.dims[a])
-            .product::<usize>();
+            .product::<usize>()
+        * merged.map_or(1, |(a, k)| p.dst.dims[a].div_ceil(k));
     let mut pr = PixelRows {
         px,
         px2,
+        px2_rows: merged.map_or(1, |m| m.1),
         runs,
         taps,
         two_taps,
@@ -668,19 +673,26 @@ type PixelTaps = Vec<(usize, usize, f32, f32)>;
 /// Pixels per run below which raw nearest copies take the next outer axis into the run.
 const SHORT_ROW: usize = 64;
 
+/// Most elements a run of merged rows copies: a plane large enough to be split among
+/// threads is split into runs of this size (nCx16c bf16 1x16 77x160->154x53 nearest was
+/// one run, 10.6 us at two threads; oneDNN 7.2).
+const MERGED_RUN: usize = 1 << 14;
+
 /// For a raw nearest copy with short rows, the pixel table of whole planes: the axis `px2`
 /// outside `px` (not the lane axis) joins the run when dst holds its rows back to back, so a
-/// run copies `dims[px2] * dims[px]` pixels instead of one short row (small 3-D problems
-/// spent most of their time in per-run setup).
+/// run copies up to `dims[px2] * dims[px]` pixels instead of one short row (small 3-D
+/// problems spent most of their time in per-run setup). Returns the table (every row of
+/// `px2` in turn, offsets from the plane's base) and `(px2, rows a run takes)`.
 fn merge_rows(
     p: &Problem,
     t: &Tables,
     l: &LaneGeom,
     px: usize,
     taps: PixelTaps,
-) -> (PixelTaps, Option<usize>) {
+) -> (PixelTaps, Option<(usize, usize)>) {
     let d = &p.dst;
-    let Some(px2) = (0..px).rev().find(|&a| a != l.c) else {
+    // (Axes of one output between them add nothing to the walk: the next one out joins.)
+    let Some(px2) = (0..px).rev().find(|&a| a != l.c && d.dims[a] > 1) else {
         return (taps, None);
     };
     let n2 = d.dims[px2];
@@ -704,7 +716,8 @@ fn merge_rows(
                 .map(move |&(a, b, w0, w1)| (base + a, base + b, w0, w1))
         })
         .collect();
-    (merged, Some(px2))
+    let rows = (MERGED_RUN / (taps.len() * l.block).max(1)).clamp(1, n2);
+    (merged, Some((px2, rows)))
 }
 
 /// Corner offsets and weights of one output point for at most 3 resampled axes with at most
@@ -1638,7 +1651,13 @@ pub(crate) unsafe fn lanes_rows(
         // and zeroing it cost small problems a tenth of their time.
         let mut buf = AlignedBuf::<f32>::new();
         let mut row = AlignedBuf::new();
-        let inside = pr.px2.map_or((px, 1, 0, 0), |a| (a, 1, 0, 0));
+        // Merged rows: runs walk groups of `px2_rows` rows (`taps` holds their offsets from
+        // the plane's base, so no src stride).
+        let inside = pr.px2.map_or((px, 1, 0, 0), |a| {
+            let k = pr.px2_rows;
+            (a, d.dims[a].div_ceil(k), k * d.strides[a], 0)
+        });
+        let row_px = pr.px2.map_or(npx, |_| d.dims[px]);
         let mut runs = Runs::new(
             p,
             t,
@@ -1671,6 +1690,7 @@ pub(crate) unsafe fn lanes_rows(
             idx[g.c] = blk * g.block;
             let valid = g.block.min(cdim - (blk * g.block).min(cdim));
             let (doff, sbase) = (runs.doff, runs.sbase);
+            let group2 = pr.px2.map_or(0, |a| runs.pos[a]);
             let mut rows = 1;
             if let Some(a) = batch {
                 rows = (runs.ext[a] - runs.pos[a])
@@ -1689,7 +1709,10 @@ pub(crate) unsafe fn lanes_rows(
                 runs.advance_by(rows);
             }
             r += rows;
-            let taps: &[(usize, usize, f32, f32)] = if rows == 1 {
+            let taps: &[(usize, usize, f32, f32)] = if let Some(a) = pr.px2 {
+                let k = pr.px2_rows * row_px;
+                &pr.taps[group2 * k..((group2 + 1) * k).min(d.dims[a] * row_px)]
+            } else if rows == 1 {
                 &pr.taps
             } else {
                 batched.clear();
