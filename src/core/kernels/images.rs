@@ -7,7 +7,7 @@
 //! `ow*C + c` — a per-element tap table expanded once at plan time. nchw rows are the C = 1
 //! case of the same kernel.
 
-use super::super::dtype::store_f32;
+use super::super::dtype::{store_f32, DataType};
 use super::super::reference::{post_ops, Bufs, Tables};
 use super::super::simd;
 use super::super::taps::FwdTaps;
@@ -42,7 +42,14 @@ pub(crate) fn image_rows(p: &Problem, t: &Tables, small: bool) -> Option<RowGeom
     let nc = d.dims[c];
     // Linear pixels that fill an AVX2 vector (f32/s32 with C = 8) lerp as fast in the lanes
     // kernel, which reads each corner once (f32 C = 8, 2x down: 0.85x vs 0.65x of oneDNN).
-    if p.alg == Algorithm::Linear && nc * s.dtype.size() >= 32 {
+    // So do bf16 pixels of 8 (one 256-bit vector of f32): the flat row's per-element
+    // weights cost more than the lanes kernel's per-pixel ones (nhwc bf16 C=8 linear, ms,
+    // flat -> lanes: 1x8 540x960->1080x1920 6.87 -> 4.89, 1080x1920->540x960 3.89 -> 2.71,
+    // 213906->427813 3.0 -> 0.94; oneDNN 7.46, 2.58, 0.82); f32 C=4 stays (540x960 ->
+    // 1080x1920 3.2 flat, 4.6 lanes).
+    if p.alg == Algorithm::Linear
+        && (nc * s.dtype.size() >= 32 || (s.dtype == DataType::Bf16 && nc == 8))
+    {
         return None;
     }
     let fits = |n: usize| n.checked_mul(nc).is_some_and(|e| e <= MAX_ROW);
