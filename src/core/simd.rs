@@ -502,23 +502,6 @@ pixel_row_for!(
     std::arch::aarch64::float32x4_t
 );
 
-/// [`vectors::x86::bf16_pairs_row`] under its target features (`lanes_row_narrow` calls it
-/// only when the CPU has them).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
-unsafe fn bf16_pairs_avx512bf16<const M: usize, const PX2: bool>(
-    src: *const u8,
-    base: &[usize; 8],
-    w: &[[f32; 2]; 3],
-    px: &[(usize, usize, f32, f32)],
-    lanes: usize,
-    out: *mut u8,
-    ostride: usize,
-) {
-    // SAFETY: the features are enabled here; the pointer contract is the caller's.
-    unsafe { vectors::x86::bf16_pairs_row::<M, PX2>(src, base, w, px, lanes, out, ostride) }
-}
-
 /// Row of pixels for the `lanes` kernel (see [`lanes_row_body`]); `nt` streams the f32 stores
 /// where the ISA can (call [`store_fence`] before handing the results over).
 ///
@@ -651,14 +634,15 @@ pub(crate) unsafe fn lanes_row_narrow(
                 if numerics != Numerics::Ieee && isa() == Isa::Avx512 && avx512bf16() =>
             {
                 if dt == DataType::Bf16 && lanes >= 32 {
+                    use vectors::x86::bf16_pairs_row as row;
                     let f = match (m, px2) {
-                        (0, _) => bf16_pairs_avx512bf16::<0, false>,
-                        (1, false) => bf16_pairs_avx512bf16::<1, false>,
-                        (1, true) => bf16_pairs_avx512bf16::<1, true>,
-                        (2, false) => bf16_pairs_avx512bf16::<2, false>,
-                        (2, true) => bf16_pairs_avx512bf16::<2, true>,
-                        (_, false) => bf16_pairs_avx512bf16::<3, false>,
-                        (_, true) => bf16_pairs_avx512bf16::<3, true>,
+                        (0, _) => row::<0, false>,
+                        (1, false) => row::<1, false>,
+                        (1, true) => row::<1, true>,
+                        (2, false) => row::<2, false>,
+                        (2, true) => row::<2, true>,
+                        (_, false) => row::<3, false>,
+                        (_, true) => row::<3, true>,
                     };
                     f(src, base, w, px, lanes, out, ostride);
                     return true;
