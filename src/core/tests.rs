@@ -1711,6 +1711,77 @@ fn transpose_matches_per_input_lists() {
     }
 }
 
+/// Short rows of blocked layouts with many lane blocks run every block at once
+/// (`PixelRows::blocks_inside`): 8-24 blocks of 8 or 16 lanes, rows of 1-4 pixels, 1-3
+/// resampled axes, linear and nearest (raw copies do not take it), type pairs mixed; the
+/// reference's bytes on every ISA.
+#[test]
+fn many_block_short_rows_match_reference() {
+    use crate::core::plan::Strategy;
+    use crate::core::simd::available_isas;
+    let mut rng = Rng::new(808);
+    let dts = [DataType::F32, DataType::Bf16, DataType::U8, DataType::F16];
+    let mut inside = 0;
+    for case in 0..300 {
+        let block = rng.pick(&[8, 16]);
+        let c = block * rng.range(8, 24);
+        let rank = rng.range(3, 5);
+        let (mut sd, mut dd) = (vec![rng.range(1, 3), c], vec![0, c]);
+        dd[0] = sd[0];
+        let mut axes = vec![AxisRule::Identity; 2];
+        for a in 2..rank {
+            let i = rng.range(1, 8);
+            let o = if a == rank - 1 {
+                rng.range(1, 4)
+            } else {
+                rng.range(1, 8)
+            };
+            sd.push(i);
+            dd.push(o);
+            axes.push(AxisRule::OnednnHalfPixel);
+        }
+        let sdt = rng.pick(&dts);
+        let ddt = if rng.below(2) == 0 {
+            sdt
+        } else {
+            rng.pick(&dts)
+        };
+        let p = Problem {
+            alg: rng.pick(&[Algorithm::Linear, Algorithm::Linear, Algorithm::Nearest]),
+            direction: Direction::Forward,
+            axes,
+            src: lanes_layout(sdt, &sd, block),
+            dst: lanes_layout(ddt, &dd, block),
+            post_ops: vec![],
+            numerics: if rng.below(2) == 0 {
+                Numerics::Onednn
+            } else {
+                Numerics::Ieee
+            },
+        };
+        let src = fill(&mut rng, &p.src);
+        let init = fill(&mut rng, &p.dst);
+        let mut slow = init.clone();
+        Plan::new(p.clone())
+            .unwrap()
+            .execute_reference(&src, &mut slow, &[])
+            .unwrap();
+        for (k, isa) in available_isas().into_iter().enumerate() {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if let (0, Strategy::Lanes(g)) = (k, &plan.strategy) {
+                inside += g.pixels.as_ref().is_some_and(|pr| pr.blocks_inside) as usize;
+            }
+            let mut fast = init.clone();
+            plan.execute(&src, &mut fast, &[]).unwrap();
+            assert_same_bytes(&fast, &slow, case, &plan, isa);
+        }
+    }
+    assert!(
+        inside > 100,
+        "blocks inside a run in {inside} of 300 problems"
+    );
+}
+
 /// Raw nearest copies with short rows walk whole planes per run (the H rows joined to the
 /// W pixel table), large planes in runs of a group of rows each (split among threads);
 /// same bytes as the reference on every ISA, blocked and padded too.

@@ -64,6 +64,9 @@ pub(crate) struct PixelRows {
     pub px2: Option<usize>,
     /// Rows of `px2` per run (a run takes its share of `taps`).
     pub px2_rows: usize,
+    /// Short rows of a blocked layout: a run takes the row of every lane block at once
+    /// (see [`lanes_rows`]).
+    pub blocks_inside: bool,
     pub runs: usize,
     /// Per output pixel: src element offsets of its two taps along `px` and their weights;
     /// with one tap (nearest, identity) the offsets are equal and `two_taps` is false.
@@ -181,6 +184,14 @@ const BATCH_ROW: usize = 16;
 const BATCH_PIXELS: usize = 256;
 /// Most values a row the flat walk takes may have to be batched (see [`lanes_rows`]).
 const BATCH_VALUES: usize = 256;
+/// Rows of at most this many pixels in at least [`BLOCKS_MIN`] lane blocks run every block
+/// at once (see [`PixelRows::blocks_inside`]): per-row runs cost more than the row there
+/// (nCx16c bf16 1x256 1x1->2x2 linear 1.4 -> 0.7 us, f32 8x256 2x7->5x2 16.2 -> 6.9, 8x128
+/// 2x2x4->4x5x2 39.6 -> 20.7; oneDNN 0.8, 13.7, 33.0), but longer rows and fewer blocks
+/// lose the flat walk (f32 8x256 7x7->14x14 96 -> 127 us, 8x64 same unchanged at 8 pixels
+/// and four blocks: 23 -> 32 us).
+const BLOCKS_ROW: usize = 4;
+const BLOCKS_MIN: usize = 8;
 
 /// Geometry of the `rows` and `bwd_rows` kernels.
 #[derive(Clone, Debug)]
@@ -605,7 +616,12 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
     };
     let (taps, merged) = merge_rows(p, t, l, px, taps);
     let px2 = merged.map(|m| m.0);
-    let runs = l.nblk
+    let blocks_inside = l.nblk >= BLOCKS_MIN
+        && p.dst.dims[l.c].is_multiple_of(l.block)
+        && p.raw_nearest().is_none()
+        && p.post_ops.is_empty()
+        && taps.len() <= BLOCKS_ROW;
+    let runs = if blocks_inside { 1 } else { l.nblk }
         * (0..rank)
             .filter(|&a| a != l.c && a != px && Some(a) != px2)
             .map(|a| p.dst.dims[a])
@@ -615,6 +631,7 @@ fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelRows> {
         px,
         px2,
         px2_rows: merged.map_or(1, |m| m.1),
+        blocks_inside,
         runs,
         taps,
         two_taps,
@@ -1658,12 +1675,11 @@ pub(crate) unsafe fn lanes_rows(
             (a, d.dims[a].div_ceil(k), k * d.strides[a], 0)
         });
         let row_px = pr.px2.map_or(npx, |_| d.dims[px]);
-        let mut runs = Runs::new(
-            p,
-            t,
-            &[(g.c, g.nblk, g.blk_dst, g.blk_src), (px, 1, 0, 0), inside],
-            start,
-        );
+        let blocks = match pr.blocks_inside {
+            true => (g.c, 1, 0, 0),
+            false => (g.c, g.nblk, g.blk_dst, g.blk_src),
+        };
+        let mut runs = Runs::new(p, t, &[blocks, (px, 1, 0, 0), inside], start);
         // Short rows that follow each other along the innermost other axis (an identity
         // axis or the lane blocks), back to back in dst, go as one row of all their pixels:
         // the same corners shifted by that axis' src stride, one call for the batch instead
@@ -1672,7 +1688,7 @@ pub(crate) unsafe fn lanes_rows(
         // too: it converts each column once (nhwc bf16 256x64 8->15: 27 us by flat rows,
         // 30 batched).
         let short = npx < BATCH_ROW && (pr.flat.is_none() || npx * g.block <= BATCH_VALUES);
-        let batch = if raw.is_none() && p.post_ops.is_empty() && short {
+        let batch = if raw.is_none() && p.post_ops.is_empty() && short && !pr.blocks_inside {
             (0..rank)
                 .rev()
                 .find(|&a| runs.ext[a] > 1)
@@ -1683,6 +1699,7 @@ pub(crate) unsafe fn lanes_rows(
         let most = if batch.is_some() { BATCH_PIXELS } else { npx };
         let group = (ROW_BUF / g.block.max(1)).clamp(1, most.max(1));
         let mut batched: PixelTaps = Vec::new();
+        let mut narrowed: Vec<u8> = Vec::new();
         let mut r = start;
         while r < end {
             let blk = runs.pos[g.c];
@@ -1728,6 +1745,53 @@ pub(crate) unsafe fn lanes_rows(
                 None => SmallCorners::fill(t, &others, &s.strides, &idx[..rank], sbase),
             };
             let pad = g.block - valid;
+            if pr.blocks_inside {
+                // Every block's pixels in one call, pixel-major (each pixel's blocks
+                // `blk_src` apart), into scratch; converted at once, then each block's lanes
+                // to its place: a run per block and row was 44 ns for two pixels (nCx16c
+                // bf16 1x256 1x1->2x2 linear).
+                batched.clear();
+                for &(a0, a1, u, v) in &pr.taps {
+                    batched.extend((0..g.nblk).map(|j| {
+                        let sh = j * g.blk_src;
+                        (a0 + sh, a1 + sh, u, v)
+                    }));
+                }
+                let n = batched.len() * g.block;
+                if buf.len() < n {
+                    buf.resize(n);
+                }
+                let m = sc.m + pr.two_taps as usize;
+                let vals = &mut buf[..n];
+                simd::lanes_row(
+                    s.dtype,
+                    m,
+                    b.src,
+                    &sc.offs,
+                    &sc.w,
+                    &batched,
+                    pr.two_taps,
+                    vals,
+                    false,
+                );
+                let bytes = if d.dtype == DataType::F32 {
+                    vals.as_ptr() as *const u8
+                } else {
+                    if narrowed.len() < n * dsz {
+                        narrowed.resize(n * dsz, 0);
+                    }
+                    simd::store_contiguous(d.dtype, p.numerics, vals, narrowed.as_mut_ptr());
+                    narrowed.as_ptr()
+                };
+                let bsz = g.block * dsz;
+                for q in 0..pr.taps.len() {
+                    for j in 0..g.nblk {
+                        let to = b.dst.add((doff + q * dstep + j * g.blk_dst) * dsz);
+                        std::ptr::copy_nonoverlapping(bytes.add((q * g.nblk + j) * bsz), to, bsz);
+                    }
+                }
+                continue;
+            }
             if let (Some(raw), 0) = (raw, sc.m) {
                 // Pixels stream only as whole cache lines: a pixel ending mid-line would
                 // mix streamed and plain stores in one line, and each such line is written
