@@ -685,7 +685,7 @@ impl std::ops::Deref for AxisList {
 }
 
 /// Per output pixel: src offsets of its two taps, their weights (see [`PixelRows::taps`]).
-type PixelTaps = Vec<(usize, usize, f32, f32)>;
+pub(crate) type PixelTaps = Vec<(usize, usize, f32, f32)>;
 
 /// Pixels per run below which raw nearest copies take the next outer axis into the run.
 const SHORT_ROW: usize = 64;
@@ -1698,7 +1698,30 @@ pub(crate) unsafe fn lanes_rows(
         };
         let most = if batch.is_some() { BATCH_PIXELS } else { npx };
         let group = (ROW_BUF / g.block.max(1)).clamp(1, most.max(1));
-        let mut batched: PixelTaps = Vec::new();
+        // The shifted taps are the same for every run: built once per call. A batch of
+        // `rows` runs reads the first `rows` rows' worth; blocks inside a run read them all
+        // (pixel-major, each pixel's blocks `blk_src` apart).
+        let batched: PixelTaps = match (batch, pr.blocks_inside) {
+            (Some(a), _) => (0..BATCH_PIXELS / npx.max(1))
+                .flat_map(|j| {
+                    let sh = j * runs.sstr[a];
+                    pr.taps
+                        .iter()
+                        .map(move |&(a, b, u, v)| (a + sh, b + sh, u, v))
+                })
+                .collect(),
+            (None, true) => pr
+                .taps
+                .iter()
+                .flat_map(|&(a0, a1, u, v)| {
+                    (0..g.nblk).map(move |j| {
+                        let sh = j * g.blk_src;
+                        (a0 + sh, a1 + sh, u, v)
+                    })
+                })
+                .collect(),
+            (None, false) => Vec::new(),
+        };
         let mut narrowed: Vec<u8> = Vec::new();
         let mut r = start;
         while r < end {
@@ -1719,7 +1742,6 @@ pub(crate) unsafe fn lanes_rows(
                     rows = rows.min(g.nblk - 1 - runs.pos[a]).max(1);
                 }
             }
-            let step = batch.map_or(0, |a| runs.sstr[a]);
             if rows == 1 {
                 runs.advance();
             } else {
@@ -1732,12 +1754,7 @@ pub(crate) unsafe fn lanes_rows(
             } else if rows == 1 {
                 &pr.taps
             } else {
-                batched.clear();
-                for j in 0..rows {
-                    let sh = j * step;
-                    batched.extend(pr.taps.iter().map(|&(a, b, u, v)| (a + sh, b + sh, u, v)));
-                }
-                &batched
+                &batched[..rows * pr.taps.len()]
             };
             let npx = taps.len();
             let sc = match &pr.rows {
@@ -1746,17 +1763,9 @@ pub(crate) unsafe fn lanes_rows(
             };
             let pad = g.block - valid;
             if pr.blocks_inside {
-                // Every block's pixels in one call, pixel-major (each pixel's blocks
-                // `blk_src` apart), into scratch; converted at once, then each block's lanes
-                // to its place: a run per block and row was 44 ns for two pixels (nCx16c
-                // bf16 1x256 1x1->2x2 linear).
-                batched.clear();
-                for &(a0, a1, u, v) in &pr.taps {
-                    batched.extend((0..g.nblk).map(|j| {
-                        let sh = j * g.blk_src;
-                        (a0 + sh, a1 + sh, u, v)
-                    }));
-                }
+                // Every block's pixels in one call (`batched`), into scratch; converted at
+                // once, then each block's lanes to its place: a run per block and row was 44
+                // ns for two pixels (nCx16c bf16 1x256 1x1->2x2 linear).
                 let n = batched.len() * g.block;
                 if buf.len() < n {
                     buf.resize(n);

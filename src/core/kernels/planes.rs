@@ -5,7 +5,7 @@
 //! its outputs (`b(w0)*ww0 + b(w1)*ww1`) through per-column tables built at plan time. Same
 //! products and sums in the same order as the reference.
 
-use super::{simd, Runs};
+use super::{simd, PixelTaps, Runs};
 use crate::core::aligned::AlignedBuf;
 use crate::core::dtype::DataType;
 use crate::core::reference::{Bufs, Tables};
@@ -606,8 +606,8 @@ pub(crate) unsafe fn run(
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
     // The depth taps of the plane at `runs` (src offsets of its two source planes' bases
     // and their weights), for one blend of a whole batch as a row of span-wide pixels.
-    let mut dtaps: Vec<(usize, usize, f32, f32)> = Vec::new();
-    let depth_taps = |runs: &Runs, dtaps: &mut Vec<(usize, usize, f32, f32)>| {
+    let mut dtaps: PixelTaps = Vec::new();
+    let depth_taps = |runs: &Runs, dtaps: &mut PixelTaps| {
         if let Some(a) = g.depth {
             let (ii, ww) = t.fwd[a].as_ref().unwrap().taps(runs.pos[a]);
             let (st, sb) = (p.src.strides[a], runs.sbase);
