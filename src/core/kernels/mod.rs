@@ -1702,7 +1702,9 @@ pub(crate) unsafe fn lanes_rows(
         // `rows` runs reads the first `rows` rows' worth; blocks inside a run read them all
         // (pixel-major, each pixel's blocks `blk_src` apart).
         let batched: PixelTaps = match (batch, pr.blocks_inside) {
-            (Some(a), _) => (0..BATCH_PIXELS / npx.max(1))
+            // (Only as many rows as this call has: a tiny call paid 0.3 us for the full
+            // table.)
+            (Some(a), _) => (0..(BATCH_PIXELS / npx.max(1)).min(end - start))
                 .flat_map(|j| {
                     let sh = j * runs.sstr[a];
                     pr.taps
