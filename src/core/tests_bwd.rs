@@ -777,3 +777,56 @@ fn sparse_bf16_channels_last_match_reference_on_every_isa() {
     }
     assert!(tiny > 30, "bwd_tiny took {tiny} of 60");
 }
+
+/// Laned rows walked by passes (8..24 lanes, few `w` terms a pixel: forward downsampling,
+/// mild upsampling) and pixel by pixel (many terms), nwc / nhwc / ndhwc past `bwd_tiny`'s
+/// image, nearest and linear, f32 and bf16, streamed stores forced half the time: the
+/// reference's bits on every ISA.
+#[test]
+fn laned_passes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x9A55);
+    let isas = simd::available_isas();
+    let (mut passes, mut pixels) = (0, 0);
+    for case in 0..24 {
+        let c = rng.range(8, 24);
+        // Forward downsampling or mild upsampling along w (passes), else 2-3x upsampling.
+        let out = |rng: &mut Rng, i: usize| match case % 4 {
+            3 => rng.range(i * 2, i * 3),
+            _ => rng.range(i / 3, i * 3 / 2),
+        };
+        let (fin, fout): (Vec<usize>, Vec<usize>) = match case % 3 {
+            0 => {
+                let i = rng.range(66000, 90000);
+                (vec![i], vec![out(&mut rng, i)])
+            }
+            1 => {
+                let i = rng.range(33000, 45000);
+                (vec![2, i], vec![rng.range(1, 4), out(&mut rng, i)])
+            }
+            _ => {
+                let i = rng.range(11000, 15000);
+                (vec![2, 3, i], vec![3, 2, out(&mut rng, i)])
+            }
+        };
+        let alg = match case % 4 {
+            3 => Algorithm::Linear,
+            _ => rng.pick(&[Algorithm::Nearest, Algorithm::Linear]),
+        };
+        let sdt = rng.pick(&[DataType::F32, DataType::Bf16]);
+        let ddt = rng.pick(&[DataType::F32, DataType::Bf16]);
+        let p = channels_last_bwd(alg, c, &fin, &fout, sdt, ddt);
+        match &Plan::new(p.clone()).unwrap().strategy {
+            plan::Strategy::BwdStream(g) if g.passes => passes += 1,
+            plan::Strategy::BwdStream(g) if g.lane.is_some() => pixels += 1,
+            _ => {}
+        }
+        let force = rng.below(2) == 0;
+        kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+        matches_reference_on(&mut rng, case, &p, &isas);
+        kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+    assert!(
+        passes >= 12 && pixels >= 4,
+        "passes {passes}, pixel by pixel {pixels} of 24"
+    );
+}
