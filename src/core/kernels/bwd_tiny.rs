@@ -189,7 +189,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         // diff_dst (forward downsampling) and not tiny, the plane walk's contiguous rows
         // win (nchw f32 4x64 8x8 <- 4x4 nearest: 21.6 us here, 10.9 there, PyTorch 13.7;
         // 6x6 <- 3x3: 12.3, 9.9; but 4x3 <- 2x1: 31.5 here, 62 there).
-        if !contiguous && n_src > 2 * n_dd && n_src > 32 {
+        if !contiguous && n_src > 2 * n_dd && n_src > 32 && (nearest || ra.len() < 3) {
             continue;
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
