@@ -135,9 +135,9 @@ pub(crate) struct StreamGeom {
 /// the pixel walk keeps its sums in registers over more work (1x16 224x158 <- 448x316:
 /// 1.05 ms pixel by pixel, 1.23 by passes).
 const PASS_LANES: usize = 24;
+const PASS_TERMS: usize = 3;
 /// Lanes per run of a walk by passes: a run's row stays in L1 over its passes.
 const PASS_CHUNK: usize = 4096;
-const PASS_TERMS: usize = 3;
 
 /// A run's terms and their ranges per group combination, and the diff_dst pointer their
 /// offsets count from: the row table's (offsets from the run's base `sbase`) or built into
