@@ -780,8 +780,7 @@ fn sparse_bf16_channels_last_match_reference_on_every_isa() {
 
 /// Laned rows walked by passes (8..24 lanes, few `w` terms a pixel: forward downsampling,
 /// mild upsampling) and pixel by pixel (many terms), nwc / nhwc / ndhwc past `bwd_tiny`'s
-/// image, nearest and linear, f32 and bf16, streamed stores forced half the time: the
-/// reference's bits on every ISA.
+/// image, nearest and linear, f32 and bf16: the reference's bits on every ISA.
 #[test]
 fn laned_passes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x9A55);
@@ -820,10 +819,7 @@ fn laned_passes_match_reference_on_every_isa() {
             plan::Strategy::BwdStream(g) if g.lane.is_some() => pixels += 1,
             _ => {}
         }
-        let force = rng.below(2) == 0;
-        kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
         matches_reference_on(&mut rng, case, &p, &isas);
-        kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
     }
     assert!(
         passes >= 12 && pixels >= 4,
