@@ -1,0 +1,641 @@
+//! The row kernels along a unit-stride resampled last axis: forward `rows` (the other
+//! resampled axes blended into a row buffer, then W gathered or lerped with permute tables;
+//! channels-last images as rows of `W * C` elements) and the backward `bwd_rows` gather.
+
+use super::*;
+
+/// Shortest output row (bytes) the `rows` kernel streams.
+const STREAM_ROW: usize = 4096;
+
+/// Geometry of the `rows` and `bwd_rows` kernels.
+#[derive(Clone, Debug)]
+pub(crate) struct RowGeom {
+    pub runs: usize,
+    pub out_w: usize,
+    /// Input columns the W taps read: a contiguous range `lo..=hi`, or `None` when they are
+    /// sparse enough (strong downsampling) that blending the whole range would waste work.
+    pub range: Option<(usize, usize)>,
+    /// At most 3 resampled axes with at most 2 taps each.
+    pub small: bool,
+    /// Two-tap W table as structure of arrays (columns relative to `range.0`), so the W lerp
+    /// is a vector gather.
+    pub w2: Option<W2>,
+    /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
+    pub repeat: Option<usize>,
+    /// Forward runs are planes: this axis (the one before W) is walked inside a run.
+    pub plane_h: Option<usize>,
+    /// Output rows per run.
+    pub rows_per_run: usize,
+    /// The row axis (the last resampled axis; the last axis for nchw).
+    pub w: usize,
+    /// Channels-last images: `(axis, C)` of the contiguous identity axis inside each row
+    /// pixel. A row is then `W * C` contiguous elements read through `wx`.
+    pub lane: Option<(usize, usize)>,
+    /// The row axis' tap table over the flattened row (`wx` when `lane` is set, else the
+    /// axis' own table): element `ow*C + c` reads `i*C + c` for each tap `i` of `ow`.
+    pub wx: Option<FwdTaps>,
+    /// When converted rows go out with non-temporal stores.
+    pub stream: StreamRule,
+    /// Raw nearest with short rows: the src offset (from the plane's base) of every element
+    /// of a whole output plane, so a plane is one gather instead of a short one per row
+    /// (nchw u8 8x128 2x8x9->7x15x4 spent its time in per-row setup).
+    pub plane_idx: Option<Vec<u32>>,
+    /// `(axis, planes)`: `plane_idx` covers this many consecutive planes along `axis` (the
+    /// innermost axis of the runs, identity, planes back to back in dst), so tiny planes go
+    /// several to a gather (nchw u8 2x512 2x1->1x2 nearest 13.3 -> 5.2 us, oneDNN 12.8; f32
+    /// 4x256 3x3->5x5 18.7 -> 9.9, 42.5).
+    pub plane_batch: Option<(usize, usize)>,
+    /// Forward runs with fixed-size corners: the corners of the resampled axes outside the
+    /// run (not W, not `plane_h`) per row, when few (see [`RowCorners`]).
+    pub corners: Option<RowCorners>,
+}
+
+/// Elements per stretch of a raw bf16 nearest row fixed up while in L1.
+const FIX_CHUNK: usize = 4096;
+
+/// Rows (elements) shorter than this go through the raw nearest plane gather, which costs a
+/// table read per element but no per-row setup; largest plane it tabulates. Measured (µs,
+/// 1 thread AVX-512, rows before -> plane): nchw bf16 2x48 81x49->27x24 49 -> 16 (oneDNN 29),
+/// f32 4x48 30x30->45x45 126 -> 90, f32 4x16 40x400->20x200 70 -> 60; wider rows break even.
+const PLANE_ROW: usize = 256;
+const PLANE_MAX: usize = 1 << 14;
+
+/// Integer upsampling along W repeats pixels with a few stores per src element, which the
+/// table gather beats only on short rows: f32 4x64 16x16->32x32 62 -> 37 µs, 10x10->40x40
+/// 83 -> 68, but 4x48 30x30->60x60 111 -> 157 and u8 16x16->32x32 68 -> 84.
+fn plane_row_limit(repeat: bool, dsz: usize) -> usize {
+    match (repeat, dsz) {
+        (false, _) => PLANE_ROW,
+        (true, 1) => 32,
+        (true, _) => 41,
+    }
+}
+
+impl RowGeom {
+    /// Tiles per row (1 when rows are not tiled).
+    pub fn tiles_per_row(&self) -> usize {
+        self.w2
+            .as_ref()
+            .and_then(|w| w.tiles.as_ref())
+            .map_or(1, |t| t.len().max(1))
+    }
+
+    /// The flattened row's tap table.
+    pub fn wtaps<'a>(&'a self, t: &'a Tables) -> &'a FwdTaps {
+        self.wx
+            .as_ref()
+            .unwrap_or_else(|| t.fwd[self.w].as_ref().unwrap())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct WTable {
+    pub i0: Vec<u32>,
+    pub i1: Vec<u32>,
+    pub w0: Vec<f32>,
+    pub w1: Vec<f32>,
+}
+
+/// A two-tap W table with, where this CPU's vectors allow, its permute tables.
+#[derive(Clone, Debug)]
+pub(crate) struct W2 {
+    pub t: WTable,
+    pub perm: Option<hlerp::PermTable>,
+    /// Rows longer than [`ROW_TILE`] elements (small linear, no post-ops) go tile by tile.
+    pub tiles: Option<Vec<hlerp::Tile>>,
+}
+
+/// Outputs per tile of a long row (see [`hlerp::Tile`]).
+const ROW_TILE: usize = 8192;
+
+/// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
+/// elements, or `W * C` with `lane = Some((c, C))` (channels-last images).
+pub(crate) fn fwd_row_geom(
+    p: &Problem,
+    t: &Tables,
+    w: usize,
+    lane: Option<(usize, usize)>,
+    small: bool,
+) -> RowGeom {
+    let (s, d) = (&p.src, &p.dst);
+    let nc = lane.map_or(1, |l| l.1);
+    let wx = lane.map(|_| images::expand(t.fwd[w].as_ref().unwrap(), nc));
+    let taps = wx.as_ref().unwrap_or_else(|| t.fwd[w].as_ref().unwrap());
+    let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
+    let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
+    let dense = hi + 1 - lo <= 2 * taps.idx.len();
+    let o_n = d.dims[w] * nc;
+    let w2 = (dense && taps.idx.len() == 2 * o_n)
+        .then(|| WTable {
+            i0: taps.idx.iter().step_by(2).map(|&i| i - lo as u32).collect(),
+            i1: taps
+                .idx
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|&i| i - lo as u32)
+                .collect(),
+            w0: taps.wt.iter().step_by(2).copied().collect(),
+            w1: taps.wt.iter().skip(1).step_by(2).copied().collect(),
+        })
+        .map(|t| {
+            let perm = hlerp::PermTable::new(&t);
+            let tiles = perm
+                .as_ref()
+                .filter(|_| {
+                    o_n > ROW_TILE && small && p.alg == Algorithm::Linear && p.post_ops.is_empty()
+                })
+                .map(|pt| pt.tiles(ROW_TILE));
+            W2 { perm, t, tiles }
+        });
+    // Integer nearest upsampling repeats whole pixels (in units of pixels).
+    let pix = t.fwd[w].as_ref().unwrap();
+    let (po, pi) = (d.dims[w], s.dims[w]);
+    let k = po / pi.max(1);
+    let repeat = (pix.idx.len() == po && k >= 1 && po == k * pi)
+        .then_some(k)
+        .filter(|&k| {
+            pix.idx
+                .iter()
+                .enumerate()
+                .all(|(o, &i)| i as usize == o / k)
+        });
+    // Runs are planes: the last axis before W other than the lane axis is walked inside.
+    let plane_h = (0..w).rev().find(|&a| Some(a) != lane.map(|l| l.0));
+    let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
+    let runs: usize = (0..d.rank())
+        .filter(|&a| a != w && Some(a) != lane.map(|l| l.0) && Some(a) != plane_h)
+        .map(|a| d.dims[a])
+        .product();
+    let plane_idx = plane_h.filter(|&h| {
+        p.raw_nearest().is_some()
+            && lane.is_none()
+            && o_n < plane_row_limit(repeat.is_some(), d.dtype.size())
+            && d.strides[h] == o_n
+            && rows_per_run * o_n <= PLANE_MAX
+            // Every table entry (row offset plus column) fits a u32.
+            && s.dims[h]
+                .checked_mul(s.strides[h])
+                .and_then(|x| x.checked_add(s.dims[w]))
+                .is_some_and(|x| x < u32::MAX as usize)
+    });
+    let plane_idx: Option<Vec<u32>> = plane_idx.map(|h| {
+        (0..d.dims[h])
+            .flat_map(|oh| {
+                let ih = t.fwd[h].as_ref().map_or(oh, |f| f.idx[oh] as usize);
+                let base = (ih * s.strides[h]) as u32;
+                pix.idx.iter().map(move |&i| base + i)
+            })
+            .collect()
+    });
+    // Batches of planes: the innermost run axis, when its planes follow each other in dst.
+    let plane_len = rows_per_run * o_n;
+    let plane_batch = plane_idx
+        .as_ref()
+        .and_then(|_| {
+            (0..d.rank())
+                .rev()
+                .find(|&a| a != w && Some(a) != plane_h && d.dims[a] > 1)
+        })
+        .filter(|&a| t.fwd[a].is_none() && d.strides[a] == plane_len)
+        .map(|a| (a, d.dims[a].min(PLANE_MAX / plane_len.max(1))))
+        .filter(|&(a, k)| {
+            // Every entry (its plane's offset plus the plane's) fits a u32.
+            let top = plane_idx
+                .as_ref()
+                .map_or(0, |t| t.iter().copied().max().unwrap_or(0));
+            k >= 2
+                && (k - 1)
+                    .checked_mul(s.strides[a])
+                    .and_then(|x| x.checked_add(top as usize))
+                    .is_some_and(|x| x < u32::MAX as usize)
+        });
+    let plane_idx = match (plane_idx, plane_batch) {
+        (Some(tab), Some((a, k))) => Some(
+            (0..k)
+                .flat_map(|j| {
+                    let off = (j * s.strides[a]) as u32;
+                    tab.iter().map(move |&i| i + off)
+                })
+                .collect(),
+        ),
+        (tab, _) => tab,
+    };
+    let outer: Vec<usize> = t
+        .resampled
+        .iter()
+        .copied()
+        .filter(|&a| a != w && Some(a) != plane_h)
+        .collect();
+    let fixed = small || p.alg == Algorithm::Nearest;
+    RowGeom {
+        runs,
+        plane_h,
+        rows_per_run,
+        plane_idx,
+        plane_batch,
+        corners: fixed
+            .then(|| RowCorners::new(t, &p.src.strides, &outer, &d.dims))
+            .flatten(),
+        out_w: o_n,
+        range: dense.then_some((lo, hi)),
+        small,
+        w2,
+        repeat,
+        w,
+        lane,
+        wx,
+        stream: StreamRule::of(p),
+    }
+}
+
+/// The `rows` kernel (forward) over work items `start..end`: output rows
+/// (`g.runs * g.rows_per_run` in all: planes split into rows, so one plane keeps every
+/// thread busy), or with `nt` > 1 (the tiles per row), tiles: item `i` is tile `i % nt` of
+/// row `i / nt`, so one long row keeps every thread busy too.
+pub(crate) unsafe fn rows(
+    p: &Problem,
+    t: &Tables,
+    g: &RowGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+    nt: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let rank = p.dst.rank();
+        let w = g.w;
+        let (s, d) = (&p.src, &p.dst);
+        let (ssz, dsz) = (s.dtype.size(), d.dtype.size());
+        let wt = g.wtaps(t);
+        let nc = g.lane.map_or(1, |l| l.1);
+        debug_assert!(nt == 1 || nt == g.tiles_per_row());
+        let (start_item, end_item) = (start, end);
+        let (start, end) = (start / nt, end.div_ceil(nt));
+        let others = AxisList::of(t.resampled.iter().copied().filter(|&a| a != w));
+        // A run is a whole plane: the axis before W (if any) is walked inside it.
+        let h = g.plane_h;
+        let outer = AxisList::of(others.iter().copied().filter(|&a| Some(a) != h));
+        let oh_n = h.map_or(1, |h| d.dims[h]);
+        let mut corners = Corners::new();
+        let mut scratch = Vec::new();
+        let raw = p.raw_nearest();
+        // Raw copies use no row buffers (and a long row's would cost a calloc's memset).
+        let ncols = g.range.map_or(0, |(lo, hi)| hi + 1 - lo);
+        let tiles = match &g.w2 {
+            Some(W2 {
+                t: w2,
+                perm: Some(pt),
+                tiles: Some(all),
+            }) if g.range.is_some() => Some((w2, pt, all)),
+            _ => None,
+        };
+        let (nrow, nout) = match (raw, tiles) {
+            (Some(_), _) => (0, 0),
+            // A tile's window and outputs.
+            (None, Some((_, pt, tiles))) => tiles.iter().fold((0, 0), |(r, o), tl| {
+                let n = (tl.k1 - tl.k0) * pt.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
+                (r.max(tl.len), o.max(n))
+            }),
+            (None, None) => (ncols + hlerp::SLACK, g.out_w),
+        };
+        let mut row = AlignedBuf::<f32>::zeroed(nrow);
+        let mut out = AlignedBuf::<f32>::zeroed(nout);
+        let mut one = [0f32; 1];
+        // Long rows stream through a buffer (short ones would leave partial lines at both
+        // ends): nchw f32 1x3 1080x1920->2160x3840 14.2 -> 11.1 ms at one thread, 7.8 ->
+        // 5.3 ms at two; the u8 HWC image 9.0 -> 7.7 ms; 75-wide rows 3.2 -> 6.7 ms.
+        let stream = g.stream.now()
+            && matches!(d.dtype, DataType::F32 | DataType::U8 | DataType::S8)
+            && g.out_w * dsz >= STREAM_ROW;
+        // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
+        // consecutive dst rows read the same src row, and a row copy beats a second gather.
+        let mut prev: Option<(usize, usize)> = None;
+        // Axes walked inside a run (an absent one repeats W's entry, which is harmless).
+        let overrides = [
+            (w, 1, 0, 0),
+            (h.unwrap_or(w), 1, 0, 0),
+            (g.lane.map_or(w, |l| l.0), 1, 0, 0),
+        ];
+        let oh_n1 = oh_n.max(1);
+        let mut runs = Runs::new(p, t, &overrides, start / oh_n1);
+        let mut r = start;
+        while r < end {
+            let plane = r / oh_n1;
+            let (oh_lo, oh_hi) = (r - plane * oh_n1, (end - plane * oh_n1).min(oh_n));
+            r = (plane + 1) * oh_n1;
+            let mut idx = runs.pos;
+            let (doff0, sbase0) = (runs.doff, runs.sbase);
+            runs.advance();
+            // Fixed-size corners serve nearest (one tap per axis) and small linear problems;
+            // the others use the general corners below.
+            let fixed = g.small || p.alg == Algorithm::Nearest;
+            let base = if let Some(rc) = &g.corners {
+                rc.get(&idx, sbase0)
+            } else if fixed {
+                SmallCorners::fill(t, &outer, &s.strides, &idx[..rank], sbase0)
+            } else {
+                SmallCorners {
+                    offs: [sbase0; 8],
+                    w: [[1.0, 0.0]; 3],
+                    m: 0,
+                }
+            };
+            if let (Some(raw), Some(tab)) = (raw, &g.plane_idx) {
+                // Short raw rows: this run's rows of the plane in one gather, or whole
+                // planes, several at a time.
+                let hd = h.map_or(0, |h| d.strides[h]);
+                let dp = b.dst.add((doff0 + oh_lo * hd) * dsz);
+                let planes = match g.plane_batch {
+                    Some((a, k)) if oh_lo == 0 && oh_hi == oh_n => {
+                        k.min(d.dims[a] - idx[a]).min((end - plane * oh_n1) / oh_n1)
+                    }
+                    _ => 1,
+                };
+                // (Advancing plane by plane was 87% of nchw f32 8x512 2x2->1x1.)
+                runs.advance_by(planes - 1);
+                r = (plane + planes) * oh_n1;
+                let (lo, hi) = (
+                    oh_lo * g.out_w,
+                    (planes - 1) * oh_n * g.out_w + oh_hi * g.out_w,
+                );
+                let n = hi - lo;
+                let idx = &tab[lo..hi];
+                simd::gather_raw(ssz, b.src.add(base.offs[0] * ssz), dp, idx);
+                if raw == RawCopy::Bf16Onednn {
+                    simd::bf16_fix(dp, n);
+                }
+                continue;
+            }
+            if let Some(raw) = raw {
+                // Raw nearest: one src row per dst row, no conversion — the lean loop.
+                let hs = h.map_or(0, |h| s.strides[h]);
+                let hd = h.map_or(0, |h| d.strides[h]);
+                for oh in oh_lo..oh_hi {
+                    let ih = h
+                        .and_then(|h| t.fwd[h].as_ref())
+                        .map_or(oh, |f| f.idx[oh] as usize);
+                    let (r0, doff) = (base.offs[0] + ih * hs, doff0 + oh * hd);
+                    let dp = b.dst.add(doff * dsz);
+                    match prev {
+                        Some((pr, pd)) if pr == r0 => {
+                            std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+                        }
+                        _ => {
+                            let pix = t.fwd[w].as_ref().unwrap();
+                            let sp = b.src.add(r0 * ssz);
+                            let px = ssz * nc;
+                            if raw == RawCopy::Bits {
+                                match g.repeat {
+                                    Some(k) => images::repeat_px(px, sp, dp, s.dims[w], k),
+                                    None => images::gather_px(px, sp, dp, &pix.idx),
+                                }
+                            } else {
+                                // The bf16 fixup follows each stretch of the row while it is
+                                // still in L1 (a whole long row would have left it).
+                                let (k, n_in) = (g.repeat.unwrap_or(1), s.dims[w]);
+                                let step = (FIX_CHUNK / nc / k).max(1);
+                                let mut i0 = 0;
+                                while i0 < pix.idx.len() / k {
+                                    let m = step.min(pix.idx.len() / k - i0);
+                                    let dq = dp.add(i0 * k * px);
+                                    match g.repeat {
+                                        Some(_) => images::repeat_px(
+                                            px,
+                                            sp.add(i0 * px),
+                                            dq,
+                                            m.min(n_in - i0),
+                                            k,
+                                        ),
+                                        None => images::gather_px(px, sp, dq, &pix.idx[i0..i0 + m]),
+                                    }
+                                    simd::bf16_fix(dq, m * k * nc);
+                                    i0 += m;
+                                }
+                            }
+                        }
+                    }
+                    prev = Some((r0, doff));
+                }
+                continue;
+            }
+            // f32 results without post-ops go straight into dst (rows are contiguous) unless
+            // they stream.
+            let direct = p.post_ops.is_empty() && d.dtype == DataType::F32 && !stream;
+            for oh in oh_lo..oh_hi {
+                let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
+                if let Some(h) = h {
+                    idx[h] = oh;
+                    doff += oh * d.strides[h];
+                    match &t.fwd[h] {
+                        Some(_) if !fixed => {}
+                        Some(f) => {
+                            let (ii, ww) = f.taps(oh);
+                            sc.push_axis(ii, ww, s.strides[h]);
+                        }
+                        None => {
+                            sc.offs.iter_mut().for_each(|o| *o += oh * s.strides[h]);
+                            sbase += oh * s.strides[h];
+                        }
+                    }
+                }
+                if let (Some((w2, pt, tiles)), Some((lo, _))) = (tiles, g.range) {
+                    // A long row tile by tile: blend the tile's window, lerp, store; this
+                    // call's tiles of the row only.
+                    let first = (plane * oh_n1 + oh) * nt;
+                    let mine = match nt {
+                        1 => 0..tiles.len(),
+                        _ => start_item.saturating_sub(first)..(end_item - first).min(nt),
+                    };
+                    for tl in &tiles[mine] {
+                        let offs = sc.offs.map(|o| o + lo + tl.lo);
+                        let n = tl.len.min(ncols - tl.lo);
+                        // An f32 row with nothing to blend is its own window where the whole
+                        // window lies in the row (1-D nwc f32 C=4 433260->866521: the copy
+                        // was 15% of the time).
+                        let own = sc.m == 0
+                            && s.dtype == DataType::F32
+                            && n == tl.len
+                            && (b.src as usize).is_multiple_of(4);
+                        let win: &[f32] = if own {
+                            // SAFETY: the tile's columns lie in this src row (n == tl.len),
+                            // f32-aligned.
+                            std::slice::from_raw_parts((b.src as *const f32).add(offs[0]), n)
+                        } else {
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..n]);
+                            &row
+                        };
+                        let e0 = tl.k0 * pt.step;
+                        let m =
+                            (tl.k1 - tl.k0) * pt.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
+                        if direct {
+                            // SAFETY: the tile's dst elements, written by this run only.
+                            let o = std::slice::from_raw_parts_mut(
+                                (b.dst as *mut f32).add(doff + e0),
+                                m,
+                            );
+                            hlerp::lerp_tile(win, w2, pt, tl, o);
+                        } else {
+                            hlerp::lerp_tile(win, w2, pt, tl, &mut out[..m]);
+                            let dp = b.dst.add((doff + e0) * dsz);
+                            if stream {
+                                simd::store_contiguous_nt(d.dtype, p.numerics, &out[..m], dp);
+                            } else {
+                                simd::store_contiguous(d.dtype, p.numerics, &out[..m], dp);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
+                let out: &mut [f32] = if direct {
+                    std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
+                } else {
+                    &mut out
+                };
+                if p.alg == Algorithm::Nearest {
+                    let r0 = sc.offs[0];
+                    for (o, v) in out.iter_mut().enumerate() {
+                        *v = load_f32(b.src.add((r0 + wt.idx[o] as usize) * ssz), s.dtype);
+                    }
+                } else if let (true, Some((lo, _))) = (g.small, g.range) {
+                    // Blend the needed input columns over the other axes, then lerp along W.
+                    let offs = sc.offs.map(|o| o + lo);
+                    let nrow = row.len() - hlerp::SLACK;
+                    match &g.w2 {
+                        Some(W2 {
+                            t: w2,
+                            perm: Some(pt),
+                            ..
+                        }) => {
+                            // The permutes read whole vectors: from the row buffer (with slack).
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                            hlerp::lerp(row.as_ptr(), w2, pt, out)
+                        }
+                        // Nothing to blend from an f32 row: gather straight from the source.
+                        Some(W2 { t: w2, .. }) if sc.m == 0 && s.dtype == DataType::F32 => {
+                            simd::gather2((b.src as *const f32).add(offs[0]), w2, out)
+                        }
+                        Some(W2 { t: w2, .. }) => {
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                            simd::gather2(row.as_ptr(), w2, out)
+                        }
+                        None => {
+                            simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
+                            gather_taps(out, &row, lo, wt);
+                        }
+                    }
+                } else if let Some((lo, hi)) = g.range {
+                    corners.fill(p, t, &others, &idx[..rank], sbase);
+                    let mut c0 = 0;
+                    while c0 <= hi - lo {
+                        let n = LCH.min(hi - lo + 1 - c0);
+                        corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
+                        c0 += n;
+                    }
+                    gather_taps(out, &row, lo, wt);
+                } else {
+                    corners.fill(p, t, &others, &idx[..rank], sbase);
+                    for (o, v) in out.iter_mut().enumerate() {
+                        let (ii, ww) = wt.taps(o);
+                        let mut acc = 0.0;
+                        for k in 0..ii.len() {
+                            corners.reduce(
+                                s.dtype,
+                                b.src,
+                                ii[k] as usize,
+                                1,
+                                &mut scratch,
+                                &mut one,
+                            );
+                            acc = if k == 0 {
+                                one[0] * ww[0]
+                            } else {
+                                acc + one[0] * ww[k]
+                            };
+                        }
+                        *v = acc;
+                    }
+                }
+                if !direct {
+                    match g.lane {
+                        // Streamed rows go out past the cache.
+                        _ if stream && p.post_ops.is_empty() => simd::store_contiguous_nt(
+                            p.dst.dtype,
+                            p.numerics,
+                            out,
+                            b.dst.add(doff * p.dst.dtype.size()),
+                        ),
+                        Some((c, _)) if !p.post_ops.is_empty() => {
+                            images::finish_pixels(p, b, out, doff, &mut idx[..rank], w, c, nc)
+                        }
+                        _ => {
+                            idx[w] = 0;
+                            finish(p, b, out, doff, &mut idx[..rank], w);
+                        }
+                    }
+                }
+            }
+        }
+        if stream {
+            // The non-temporal stores must be visible before this chunk is reported done.
+            simd::store_fence();
+        }
+    }
+}
+
+/// `out[o] = Σ_k row[idx_k] * w_k` (summed in tap order) along W, from blended columns
+/// starting at input column `lo`.
+#[inline]
+fn gather_taps(out: &mut [f32], row: &[f32], lo: usize, wt: &FwdTaps) {
+    if wt.idx.len() == 2 * out.len() {
+        // Two taps everywhere (linear): a branch-free loop.
+        let (idx, w) = (&wt.idx, &wt.wt);
+        for (o, v) in out.iter_mut().enumerate() {
+            let (i0, i1) = (idx[2 * o] as usize - lo, idx[2 * o + 1] as usize - lo);
+            *v = row[i0] * w[2 * o] + row[i1] * w[2 * o + 1];
+        }
+        return;
+    }
+    for (o, v) in out.iter_mut().enumerate() {
+        let (ii, ww) = wt.taps(o);
+        let mut acc = row[ii[0] as usize - lo] * ww[0];
+        for k in 1..ii.len() {
+            acc += row[ii[k] as usize - lo] * ww[k];
+        }
+        *v = acc;
+    }
+}
+
+/// The `bwd_rows` kernel over runs `start..end`.
+pub(crate) unsafe fn bwd_rows(
+    p: &Problem,
+    t: &Tables,
+    g: &RowGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        macro_rules! go {
+            ($s:ty) => {
+                bwd_rows_typed::<$s>(p, t, g, b, start, end)
+            };
+        }
+        match p.src.dtype {
+            DataType::F32 => go!(simd::F32s),
+            DataType::Bf16 => go!(simd::Bf16s),
+            DataType::F16 => go!(simd::F16s),
+            DataType::S32 => go!(simd::S32s),
+            DataType::S8 => go!(simd::S8s),
+            DataType::U8 => go!(simd::U8s),
+            DataType::F64 => unreachable!("f64 backward runs on the generic path"),
+        }
+    }
+}
