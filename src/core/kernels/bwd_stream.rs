@@ -111,9 +111,6 @@ pub(crate) struct StreamGeom {
     /// diff_src pixels per run of a laned walk: long rows are split into chunks of about
     /// [`CHUNK`] lanes (bounded buffers, work for every thread on one row).
     pub chunk: usize,
-    /// Some diff_src column is in no `w` list (forward downsampling along `w`): the laned
-    /// walk then zero-fills such pixels instead of walking their terms.
-    pub dead: bool,
     /// Unlaned f32 diff_dst rows whose blocks read windows (see [`super::bwd_perm`]).
     pub perm: Option<super::bwd_perm::Perm>,
     /// The resampled axes other than `w`, in order.
@@ -511,7 +508,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     let nearest = p.alg == Algorithm::Nearest;
     let segs = segments(t.bwd[w].as_ref()?, d.dims[w], s.dims[w], nearest)?;
     let others: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
-    let dead = (0..d.dims[w]).any(|iw| segs.iter().all(|sg| sg.len[iw] == 0));
     if let Some(n) = flat {
         return Some(StreamGeom {
             w,
@@ -521,7 +517,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             nweights,
             flat,
             chunk: d.dims[w].max(1),
-            dead,
             perm: None,
             others,
             rows: None,
@@ -596,7 +591,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         nweights,
         flat: None,
         chunk,
-        dead,
         perm,
         others,
         rows,
@@ -1586,15 +1580,16 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
 #[cfg(target_arch = "x86_64")]
 const PF: usize = 2;
 
-/// Pixels `i0..i1` of a diff_src row of a laned run, pixel by pixel: `nl` lanes of pixel
-/// `iw` go to `out + (iw - i0) * ostride`.
+/// Pixels `i0..i1` of a diff_src row of a laned run, pixel by pixel or pass by pass as `g`
+/// says (its `w` groups, per-pixel lists, prefetch): `nl` lanes of pixel `iw` go to
+/// `out + (iw - i0) * ostride`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn px_row_body<S: Src, const M: usize>(
     src: *const u8,
     terms: &[Term],
     combos: &[(u32, u32)],
-    segs: &[Segs],
+    g: &StreamGeom,
     i0: usize,
     i1: usize,
     pss: usize,
@@ -1602,19 +1597,13 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     out: *mut f32,
     ostride: usize,
     esz: usize,
-    dead: bool,
-    passes: bool,
-    pix: &[u32],
-    pix_segs: &[PixSeg],
-    prefetch: bool,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = prefetch; // the x86 prefetch's only
-        if nl < 8 || passes {
+        let segs = &g.segs[..];
+        if nl < 8 || g.passes {
             // Pass by pass, lanes 16, 8 and the rest at a time (each its own walk).
             let mut l0 = 0;
             while l0 < nl {
@@ -1639,18 +1628,18 @@ unsafe fn px_row_body<S: Src, const M: usize>(
             }
             return;
         }
-        let lists = |iw: usize| &pix_segs[pix[iw] as usize..pix[iw + 1] as usize];
+        let lists = |iw: usize| &g.pix_segs[g.pix[iw] as usize..g.pix[iw + 1] as usize];
         for iw in i0..i1 {
             let o = out.add((iw - i0) * ostride);
             let pe = lists(iw);
             // A pixel no output reads (forward downsampling along w) sums nothing.
-            if dead && pe.is_empty() {
+            if pe.is_empty() {
                 std::ptr::write_bytes(o, 0, nl);
                 continue;
             }
             // Prefetch the next pixel's diff_dst lanes (every term row, every column).
             #[cfg(target_arch = "x86_64")]
-            if prefetch && iw + PF < i1 && pss == nl && esz * nl >= 256 {
+            if g.prefetch && iw + PF < i1 && pss == nl && esz * nl >= 256 {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 for e in lists(iw + PF) {
                     let (st, ln) = (e.start as usize, e.len as usize);
@@ -1713,7 +1702,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
 multiversion_sm!(
     px_row,
     px_row_body,
-    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], segs: &[Segs], i0: usize, i1: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize, esz: usize, dead: bool, passes: bool, pix: &[u32], pix_segs: &[PixSeg], prefetch: bool)
+    (src: *const u8, terms: &[Term], combos: &[(u32, u32)], g: &StreamGeom, i0: usize, i1: usize, pss: usize, nl: usize, out: *mut f32, ostride: usize, esz: usize)
 );
 
 /// Laned rows (nhwc, blocked): vectors over the lane axis, pixel by pixel, each pixel's
@@ -1789,7 +1778,7 @@ unsafe fn laned(
                     src,
                     terms,
                     combos,
-                    &g.segs,
+                    g,
                     i0,
                     i1,
                     pss,
@@ -1797,11 +1786,6 @@ unsafe fn laned(
                     out,
                     pds,
                     s.dtype.size(),
-                    g.dead,
-                    g.passes,
-                    &g.pix,
-                    &g.pix_segs,
-                    g.prefetch,
                 );
             } else {
                 buf.resize((i1 - i0) * valid);
@@ -1811,7 +1795,7 @@ unsafe fn laned(
                     src,
                     terms,
                     combos,
-                    &g.segs,
+                    g,
                     i0,
                     i1,
                     pss,
@@ -1819,11 +1803,6 @@ unsafe fn laned(
                     buf.as_mut_ptr(),
                     valid,
                     s.dtype.size(),
-                    g.dead,
-                    g.passes,
-                    &g.pix,
-                    &g.pix_segs,
-                    g.prefetch,
                 );
                 if pds == valid {
                     let to = b.dst.add(doff * dsz);
