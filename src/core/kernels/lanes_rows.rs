@@ -18,6 +18,9 @@ pub(crate) struct PixelRows {
     /// Short rows of a blocked layout: a run takes the row of every lane block at once
     /// (see [`lanes_rows`]).
     pub blocks_inside: bool,
+    /// With `blocks_inside`, the row's taps for every block, pixel-major (each pixel's
+    /// blocks `blk_src` apart); empty otherwise.
+    pub block_taps: PixelTaps,
     pub runs: usize,
     /// Per output pixel: src element offsets of its two taps along `px` and their weights;
     /// with one tap (nearest, identity) the offsets are equal and `two_taps` is false.
@@ -91,6 +94,18 @@ pub(super) fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelR
         && p.raw_nearest().is_none()
         && p.post_ops.is_empty()
         && taps.len() <= BLOCKS_ROW;
+    let block_taps = match blocks_inside {
+        true => taps
+            .iter()
+            .flat_map(|&(a0, a1, u, v)| {
+                (0..l.nblk).map(move |j| {
+                    let sh = j * l.blk_src;
+                    (a0 + sh, a1 + sh, u, v)
+                })
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     let runs = if blocks_inside { 1 } else { l.nblk }
         * (0..rank)
             .filter(|&a| a != l.c && a != px && Some(a) != px2)
@@ -102,6 +117,7 @@ pub(super) fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelR
         px2,
         px2_rows: merged.map_or(1, |m| m.1),
         blocks_inside,
+        block_taps,
         runs,
         taps,
         two_taps,
@@ -233,13 +249,11 @@ pub(crate) unsafe fn lanes_rows(
         };
         let most = if batch.is_some() { BATCH_PIXELS } else { npx };
         let group = (ROW_BUF / g.block.max(1)).clamp(1, most.max(1));
-        // The shifted taps are the same for every run: built once per call. A batch of
-        // `rows` runs reads the first `rows` rows' worth; blocks inside a run read them all
-        // (pixel-major, each pixel's blocks `blk_src` apart).
-        let batched: PixelTaps = match (batch, pr.blocks_inside) {
-            // (Only as many rows as this call has: a tiny call paid 0.3 us for the full
-            // table.)
-            (Some(a), _) => (0..(BATCH_PIXELS / npx.max(1)).min(end - start))
+        // A batch's shifted taps are the same for every run: built once per call, as many
+        // rows' worth as the call has (a tiny call paid 0.3 us for the full table); a batch
+        // of `rows` runs reads the first `rows` rows' worth.
+        let batched: PixelTaps = match batch {
+            Some(a) => (0..(BATCH_PIXELS / npx.max(1)).min(end - start))
                 .flat_map(|j| {
                     let sh = j * runs.sstr[a];
                     pr.taps
@@ -247,17 +261,7 @@ pub(crate) unsafe fn lanes_rows(
                         .map(move |&(a, b, u, v)| (a + sh, b + sh, u, v))
                 })
                 .collect(),
-            (None, true) => pr
-                .taps
-                .iter()
-                .flat_map(|&(a0, a1, u, v)| {
-                    (0..g.nblk).map(move |j| {
-                        let sh = j * g.blk_src;
-                        (a0 + sh, a1 + sh, u, v)
-                    })
-                })
-                .collect(),
-            (None, false) => Vec::new(),
+            None => Vec::new(),
         };
         let mut narrowed: Vec<u8> = Vec::new();
         let mut r = start;
@@ -300,10 +304,10 @@ pub(crate) unsafe fn lanes_rows(
             };
             let pad = g.block - valid;
             if pr.blocks_inside {
-                // Every block's pixels in one call (`batched`), into scratch; converted at
+                // Every block's pixels in one call (`block_taps`), into scratch; converted at
                 // once, then each block's lanes to its place: a run per block and row was 44
                 // ns for two pixels (nCx16c bf16 1x256 1x1->2x2 linear).
-                let n = batched.len() * g.block;
+                let n = pr.block_taps.len() * g.block;
                 if buf.len() < n {
                     buf.resize(n);
                 }
@@ -315,7 +319,7 @@ pub(crate) unsafe fn lanes_rows(
                     b.src,
                     &sc.offs,
                     &sc.w,
-                    &batched,
+                    &pr.block_taps,
                     pr.two_taps,
                     vals,
                     false,
