@@ -133,7 +133,8 @@ pub(crate) struct StreamGeom {
     /// least two `w` entries a pixel (forward upsampling) and 256 bytes a pixel (nhwc f32
     /// 2x256 50x50 <- 100x100 nearest: 1.35 ms without, 1.26 with); elsewhere it lost (1x64
     /// 224x316 <- 112x158 linear 1.27 with, 1.10 without; 4x40 40x64 <- 80x128 0.71, 0.57;
-    /// nearest 2x128 169x82 <- 56x165 0.71, 0.60).
+    /// nearest 2x128 169x82 <- 56x165 0.71, 0.60). Read on x86 only.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub prefetch: bool,
 }
 
