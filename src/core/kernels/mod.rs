@@ -121,11 +121,17 @@ impl RowCorners {
 /// the next reader and streaming only loses bandwidth (same problem at two threads within
 /// a 32 MiB L3: nearest 0.91 ms streamed, 0.49 ms plain). Downsampling counts too: nhwc
 /// 8x64 linear 112->75 (37 MB, an 11.5 MB output) 1.38 -> 1.24 ms at one thread and
-/// 0.65 -> 0.47 ms at two with streamed pixels (oneDNN 1.09 / 0.49). Measured on a 2-core
-/// AMD EPYC (AVX-512), in one process side by side.
+/// 0.65 -> 0.47 ms at two with streamed pixels (oneDNN 1.09 / 0.49). Raw nearest copies
+/// keep plain stores up to 9/8 of the share, where their partly cached lines still beat
+/// streaming (1 thread, 16 MiB share: nhwc f32 8x256 551->1612, 17.7 MB, 0.47 ms streamed,
+/// 0.31 plain, PyTorch 0.26; 8x64 44->88, 19.8 MB, streaming wins 0.58 to 0.65; 46->92,
+/// 21.7 MB, 0.64 to 0.88. 2 threads: 56->112, 32.1 MB, 0.69 plain to 0.95 streamed in one
+/// run, 0.76 to 0.72 in another). Measured on a 2-core AMD EPYC (AVX-512, 32 MiB L3), in
+/// one process side by side.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StreamRule {
-    /// Source plus destination bytes.
+    /// Source plus destination bytes, as weighed against the cache share (raw nearest
+    /// copies count 8/9 of them).
     bytes: usize,
 }
 
@@ -138,8 +144,10 @@ pub(crate) static FORCE_STREAM: std::sync::atomic::AtomicBool =
 impl StreamRule {
     fn of(p: &Problem) -> Self {
         let dst = p.dst.span_bytes().unwrap_or(usize::MAX);
+        let bytes = dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX));
+        let copy = p.direction == Direction::Forward && p.raw_nearest().is_some();
         StreamRule {
-            bytes: dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX)),
+            bytes: if copy { bytes / 9 * 8 } else { bytes },
         }
     }
 
