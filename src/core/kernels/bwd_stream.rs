@@ -177,6 +177,38 @@ fn pixel_lists(segs: &[Segs], n_in: usize) -> (Vec<u32>, Vec<PixSeg>) {
 /// 1.05 ms pixel by pixel, 1.23 by passes).
 const PASS_LANES: usize = 24;
 const PASS_TERMS: usize = 3;
+/// A row's passes cost their loop once per lane walk (see [`pass_walks`]) and term, a
+/// pixel's sums once per lane walk of its own ([`pixel_walks`]): rows go by passes while
+/// their walks times their average terms stay under this many per pixel walk. 1 thread
+/// AVX-512, pixel walk vs passes: nhwc f32 1x16 250x400 <- 500x200 linear (4 terms) 1.49
+/// vs 1.62 ms, 1x16 200x400 <- 300x200 (3 terms) 1.11 vs 0.92; 17 lanes (two pass walks,
+/// one pixel walk) 250x400 <- 300x200 (2.4 terms) 1.48 vs 2.01, bf16 1x17 88x213 <-
+/// 265x71 (6 terms) 0.25 vs 0.57 (PyTorch 0.34); 1x12 (8 + 4) 250x400 <- 500x200 1.55 vs
+/// 2.62; 1x24 (two walks either way) 200x400 <- 300x200 1.90 vs 1.79.
+const PASS_ROW_TERMS: usize = 4;
+
+/// Lane walks of a pass over `nl` lanes (16, 8, then the rest, see [`px_row`]).
+fn pass_walks(nl: usize) -> usize {
+    nl / 16 + nl % 16 / 8 + usize::from(!nl.is_multiple_of(8))
+}
+
+/// Lane walks of the pixel walk over `nl` lanes (64, 32, 16, 8 over [`pixel_full`], the
+/// rest fused with the last, see [`px_row`]; fewer than 8 lanes go by passes).
+fn pixel_walks(nl: usize) -> usize {
+    let full = pixel_full(nl);
+    (full / 64 + full % 64 / 32 + full % 32 / 16 + full % 16 / 8).max(1)
+}
+
+/// The lanes the pixel walk takes in blocks of 64, 32, 16 and 8; a block of 8 covering
+/// the rest (overlapping when not a multiple of 8) shares the last block's walk.
+fn pixel_full(nl: usize) -> usize {
+    match nl % 16 {
+        _ if !nl.is_multiple_of(8) => nl / 8 * 8,
+        8 if nl > 8 => nl - 8,
+        _ => nl,
+    }
+}
+
 /// Lanes per run of a walk by passes: a run's row stays in L1 over its passes.
 const PASS_CHUNK: usize = 4096;
 
@@ -533,8 +565,22 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         .flat_map(|sg| &sg.len)
         .map(|&l| l as usize)
         .sum();
-    let passes =
-        lane.as_ref().is_some_and(|l| l.block <= PASS_LANES) && entries < PASS_TERMS * d.dims[w];
+    // Terms a diff_src row averages (diff_dst rows of the other resampled axes reading it).
+    let row_terms: f64 = others
+        .iter()
+        .map(|&a| {
+            let b = t.bwd[a].as_ref().unwrap();
+            b.out.len() as f64 / b.inputs().max(1) as f64
+        })
+        .product();
+    let passes = lane.as_ref().is_some_and(|l| {
+        l.block <= PASS_LANES
+            && entries < PASS_TERMS * d.dims[w]
+            // (Fewer than 8 lanes go by passes anyway.)
+            && (l.block < 8
+                || (pass_walks(l.block) as f64) * row_terms
+                    < (PASS_ROW_TERMS * pixel_walks(l.block)) as f64)
+    });
     // At least 1 (empty axes and lanes are valid problems).
     let chunk = match &lane {
         Some(l) if passes => (PASS_CHUNK / l.block.max(1)).max(1),
@@ -1656,8 +1702,9 @@ unsafe fn px_row_body<S: Src, const M: usize>(
                 }
             }
             // Lane blocks of 64, 32, 16, 8 (greedy); the last 1..7 lanes as an overlapping
-            // block of 8 (same values again), summed in the same walk as the smallest block.
-            let full = nl / 8 * 8;
+            // block of 8 (same values again), summed in the same walk as the smallest block,
+            // and so is a last block of 8 after others (24 lanes: one walk, not two).
+            let full = pixel_full(nl);
             let tail = nl > full;
             let lastb = [8, 16, 32]
                 .into_iter()
