@@ -633,16 +633,25 @@ pub(crate) unsafe fn lanes_row_narrow(
             DataType::Bf16
                 if numerics != Numerics::Ieee && isa() == Isa::Avx512 && avx512bf16() =>
             {
-                if dt == DataType::Bf16 && lanes >= 32 {
-                    use vectors::x86::bf16_pairs_row as row;
-                    let f = match (m, px2) {
-                        (0, _) => row::<0, false>,
-                        (1, false) => row::<1, false>,
-                        (1, true) => row::<1, true>,
-                        (2, false) => row::<2, false>,
-                        (2, true) => row::<2, true>,
-                        (_, false) => row::<3, false>,
-                        (_, true) => row::<3, true>,
+                if dt == DataType::Bf16 && lanes >= 16 {
+                    use vectors::x86::{bf16_pairs_row as row, Pairs256, Pairs512};
+                    macro_rules! pairs {
+                        ($p:ty) => {
+                            match (m, px2) {
+                                (0, _) => row::<$p, 0, false>,
+                                (1, false) => row::<$p, 1, false>,
+                                (1, true) => row::<$p, 1, true>,
+                                (2, false) => row::<$p, 2, false>,
+                                (2, true) => row::<$p, 2, true>,
+                                (_, false) => row::<$p, 3, false>,
+                                (_, true) => row::<$p, 3, true>,
+                            }
+                        };
+                    }
+                    let f = if lanes >= 32 {
+                        pairs!(Pairs512)
+                    } else {
+                        pairs!(Pairs256)
                     };
                     f(src, base, w, px, lanes, out, ostride);
                     return true;

@@ -444,19 +444,118 @@ pub(crate) mod x86 {
         }
     }
 
-    /// [`super::pixel_row`] for bf16 to bf16 (oneDNN numerics) on AVX-512 BF16, 32 lanes a
-    /// step as two f32 vectors of the even and the odd lanes: a 64-byte load of each corner
-    /// gives both by a shift and a mask (no widening shuffles), and one `vcvtne2ps2bf16`
-    /// plus one word permutation put the 32 results back in order. The same lerp chain on
-    /// every lane, so the same bits; Zen 4 runs the widening shuffles and shifts on the
-    /// pipes the multiplies use, and nhwc bf16 linear was bound by them. `lanes >= 32`: the
-    /// last step overlaps the one before when `lanes` is not a multiple of 32 (the same
-    /// values land on the same lanes).
+    /// One step width of [`bf16_pairs_row`]: `LANES` bf16 lanes loaded at once and split
+    /// into f32 vectors of the even and the odd lanes, put back in order as they are stored.
+    pub(crate) trait Bf16Pairs {
+        type F: FVec;
+        type I: Copy;
+        const LANES: usize;
+        unsafe fn zero() -> Self::I;
+        /// `LANES` bf16 from `p`.
+        unsafe fn load(p: *const u16) -> Self::I;
+        /// The even lanes as f32 (a shift).
+        unsafe fn even(v: Self::I) -> Self::F;
+        /// The odd lanes as f32 (a mask).
+        unsafe fn odd(v: Self::I) -> Self::F;
+        /// Rounds both (`vcvtne2ps2bf16`) and stores the lanes in order at `p` (one word
+        /// permutation).
+        unsafe fn store(even: Self::F, odd: Self::F, p: *mut u16);
+    }
+
+    /// 32 lanes a step (`__m512` halves).
+    pub(crate) struct Pairs512;
+    /// 16 lanes a step (`__m256` halves).
+    pub(crate) struct Pairs256;
+
+    impl Bf16Pairs for Pairs512 {
+        type F = __m512;
+        type I = __m512i;
+        const LANES: usize = 32;
+        #[inline(always)]
+        unsafe fn zero() -> __m512i {
+            // SAFETY: AVX-512F, the caller's target feature (trait contract).
+            unsafe { _mm512_setzero_si512() }
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const u16) -> __m512i {
+            // SAFETY: the caller's 32 readable bf16 at `p`.
+            unsafe { _mm512_loadu_si512(p as *const _) }
+        }
+        #[inline(always)]
+        unsafe fn even(v: __m512i) -> __m512 {
+            // SAFETY: as `zero`.
+            unsafe { _mm512_castsi512_ps(_mm512_slli_epi32::<16>(v)) }
+        }
+        #[inline(always)]
+        unsafe fn odd(v: __m512i) -> __m512 {
+            // SAFETY: as `zero`.
+            unsafe { _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(-65536))) }
+        }
+        #[inline(always)]
+        unsafe fn store(even: __m512, odd: __m512, p: *mut u16) {
+            // SAFETY: the caller's 32 writable bf16 at `p`, under AVX-512BW/BF16. Word 2i of
+            // the result is even lane i (word i of the pair), word 2i + 1 odd lane i (word
+            // 16 + i).
+            unsafe {
+                let order: [i16; 32] = std::array::from_fn(|k| ((k & 1) * 16 + k / 2) as i16);
+                let order = _mm512_loadu_si512(order.as_ptr() as *const _);
+                let pair = std::mem::transmute::<__m512bh, __m512i>(_mm512_cvtne2ps_pbh(odd, even));
+                _mm512_storeu_si512(p as *mut _, _mm512_permutexvar_epi16(order, pair));
+            }
+        }
+    }
+
+    impl Bf16Pairs for Pairs256 {
+        type F = __m256;
+        type I = __m256i;
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn zero() -> __m256i {
+            // SAFETY: AVX, the caller's target feature (trait contract).
+            unsafe { _mm256_setzero_si256() }
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const u16) -> __m256i {
+            // SAFETY: the caller's 16 readable bf16 at `p`.
+            unsafe { _mm256_loadu_si256(p as *const _) }
+        }
+        #[inline(always)]
+        unsafe fn even(v: __m256i) -> __m256 {
+            // SAFETY: AVX2, as `zero`.
+            unsafe { _mm256_castsi256_ps(_mm256_slli_epi32::<16>(v)) }
+        }
+        #[inline(always)]
+        unsafe fn odd(v: __m256i) -> __m256 {
+            // SAFETY: AVX2, as `zero`.
+            unsafe { _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(-65536))) }
+        }
+        #[inline(always)]
+        unsafe fn store(even: __m256, odd: __m256, p: *mut u16) {
+            // SAFETY: the caller's 16 writable bf16 at `p`, under AVX-512BW/VL/BF16 (words
+            // as in `Pairs512`, halves of 8).
+            unsafe {
+                let order: [i16; 16] = std::array::from_fn(|k| ((k & 1) * 8 + k / 2) as i16);
+                let order = _mm256_loadu_si256(order.as_ptr() as *const _);
+                let pair = std::mem::transmute::<__m256bh, __m256i>(_mm256_cvtne2ps_pbh(odd, even));
+                _mm256_storeu_si256(p as *mut _, _mm256_permutexvar_epi16(order, pair));
+            }
+        }
+    }
+
+    /// [`super::pixel_row`] for bf16 to bf16 (oneDNN numerics) on AVX-512 BF16, `P::LANES`
+    /// (32 or 16) lanes a step as two f32 vectors of the even and the odd lanes: one load
+    /// of each corner gives both by a shift and a mask (no widening shuffles), and one
+    /// `vcvtne2ps2bf16` plus one word permutation put the results back in order. The same
+    /// lerp chain on every lane, so the same bits; Zen 4 runs the widening shuffles and
+    /// shifts on the pipes the multiplies use, and bf16 linear rows were bound by them
+    /// (nCx16c bf16 1x16 55x243->164x81: 51.6 us widened, 43.0 in pairs; oneDNN 44.7).
+    /// `lanes >= P::LANES`: the last step overlaps the one before when `lanes` is not a
+    /// multiple of the step (the same values land on the same lanes).
     ///
     /// # Safety
     /// As [`super::pixel_row`]; the CPU has AVX-512F/BW/VL/BF16.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
-    pub(crate) unsafe fn bf16_pairs_row<const M: usize, const PX2: bool>(
+    pub(crate) unsafe fn bf16_pairs_row<P: Bf16Pairs, const M: usize, const PX2: bool>(
         src: *const u8,
         base: &[usize; 8],
         w: &[[f32; 2]; 3],
@@ -465,28 +564,24 @@ pub(crate) mod x86 {
         out: *mut u8,
         ostride: usize,
     ) {
-        // SAFETY: the function's contract: every load is 32 lanes `l..l + 32 <= lanes` of a
-        // corner, every store 32 lanes of this pixel at `out`.
+        // SAFETY: the function's contract: every load is `P::LANES` lanes `l..l + P::LANES
+        // <= lanes` of a corner, every store as many lanes of this pixel at `out`.
         unsafe {
-            debug_assert!(lanes >= 32);
-            let mut ws = [(_mm512_set1_ps(1.0), _mm512_set1_ps(0.0)); 3];
+            let step = P::LANES;
+            debug_assert!(lanes >= step);
+            let mut ws = [(P::F::splat(1.0), P::F::splat(0.0)); 3];
             for (a, x) in ws.iter_mut().enumerate().take(M) {
-                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
+                *x = (P::F::splat(w[a][0]), P::F::splat(w[a][1]));
             }
             let half = if PX2 {
                 1usize << M.saturating_sub(1)
             } else {
                 1 << M
             };
-            let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
-            // Word 2i of the result is even lane i (word i of the pair), word 2i + 1 odd lane
-            // i (word 16 + i).
-            let order: [i16; 32] = std::array::from_fn(|k| ((k & 1) * 16 + k / 2) as i16);
-            let order = _mm512_loadu_si512(order.as_ptr() as *const _);
             let src = src as *const u16;
             for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
                 if PX2 {
-                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+                    ws[M - 1] = (P::F::splat(w0), P::F::splat(w1));
                 }
                 let corner = |k: usize| {
                     if PX2 && k >= half {
@@ -499,25 +594,17 @@ pub(crate) mod x86 {
                 let mut next = 0;
                 while next < lanes {
                     // The last step overlaps the one before when lanes are not whole steps.
-                    let l = next.min(lanes - 32);
-                    next += 32;
+                    let l = next.min(lanes - step);
+                    next += step;
                     // (A plain loop: written with `array::from_fn`, whose closure is
                     // compiled apart, every intrinsic here became a call, 30x slower.)
-                    let mut v = [_mm512_setzero_si512(); 8];
+                    let mut v = [P::zero(); 8];
                     for (k, x) in v.iter_mut().enumerate().take(1 << M) {
-                        *x = _mm512_loadu_si512(src.add(corner(k) + l) as *const _);
+                        *x = P::load(src.add(corner(k) + l));
                     }
-                    let even = super::chain::<__m512, M>(
-                        |k| _mm512_castsi512_ps(_mm512_slli_epi32::<16>(v[k])),
-                        &ws,
-                    );
-                    let odd = super::chain::<__m512, M>(
-                        |k| _mm512_castsi512_ps(_mm512_and_si512(v[k], high)),
-                        &ws,
-                    );
-                    let pair =
-                        std::mem::transmute::<__m512bh, __m512i>(_mm512_cvtne2ps_pbh(odd, even));
-                    _mm512_storeu_si512(o.add(l) as *mut _, _mm512_permutexvar_epi16(order, pair));
+                    let even = super::chain::<P::F, M>(|k| P::even(v[k]), &ws);
+                    let odd = super::chain::<P::F, M>(|k| P::odd(v[k]), &ws);
+                    P::store(even, odd, o.add(l));
                 }
             }
         }
