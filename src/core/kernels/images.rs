@@ -159,6 +159,31 @@ pub(crate) unsafe fn gather_px(size: usize, src: *const u8, dst: *mut u8, idx: &
     }
 }
 
+/// Copies `n` bytes from `src` to `dst` (not overlapping) in the direction where no load
+/// waits on a recent store to the same offset within a 4 KiB page: copying a row to the
+/// next one, `dst` a little over a multiple of 4 KiB past `src`, a forward copy's every
+/// load was taken for one reading the store just before it (nhwc bf16 C=4 2x300x178 ->
+/// 601x513 nearest, 4104-byte rows: `memmove` was three quarters of the time, 0.86 ms;
+/// oneDNN 0.70).
+pub(crate) unsafe fn copy_row(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: the caller's `n` readable bytes at `src`, `n` writable at `dst`, apart.
+    unsafe {
+        const CH: usize = 64;
+        let ahead = dst.wrapping_sub(src as usize) as usize % 4096;
+        if n < 8 * CH || ahead >= 1024 {
+            return std::ptr::copy_nonoverlapping(src, dst, n);
+        }
+        // Backward: the stores just before a load are at higher offsets.
+        let mut i = n;
+        while i >= CH {
+            i -= CH;
+            let v = (src.add(i) as *const [u8; CH]).read_unaligned();
+            (dst.add(i) as *mut [u8; CH]).write_unaligned(v);
+        }
+        std::ptr::copy_nonoverlapping(src, dst, i);
+    }
+}
+
 #[inline(always)]
 unsafe fn repeat_body<T: Copy>(src: *const u8, dst: *mut u8, n: usize, k: usize) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
@@ -189,6 +214,32 @@ pub(crate) unsafe fn repeat_px(size: usize, src: *const u8, dst: *mut u8, n: usi
                     std::ptr::copy_nonoverlapping(src.add(i / k * size), dst.add(i * size), size);
                 }
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `copy_row` copies every byte whatever the direction it picks: rows short and long,
+    /// whole chunks or not, the destination just past a multiple of 4 KiB (backward) or
+    /// elsewhere (forward).
+    #[test]
+    fn copy_row_copies_every_byte_either_way() {
+        let buf: Vec<u8> = (0..40000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        for n in [0, 1, 63, 64, 511, 512, 513, 1539, 4096, 4104, 8000] {
+            for gap in [0, 8, 100, 1000, 1100, 2000, 3000, 4000] {
+                let ahead = 4096 * 2 + gap;
+                let mut out = buf.clone();
+                let (src, dst) = (3usize, 3 + ahead.max(n));
+                // SAFETY: both ranges lie in `out` and do not overlap.
+                unsafe {
+                    let p = out.as_mut_ptr();
+                    super::copy_row(p.add(src), p.add(dst), n);
+                }
+                assert_eq!(out[dst..dst + n], buf[src..src + n], "n {n} gap {gap}");
+                assert_eq!(out[..dst], buf[..dst]);
+                assert_eq!(out[dst + n..], buf[dst + n..]);
+            }
         }
     }
 }

@@ -382,7 +382,7 @@ pub(crate) unsafe fn rows(
                     let dp = b.dst.add(doff * dsz);
                     match prev {
                         Some((pr, pd)) if pr == r0 => {
-                            std::ptr::copy_nonoverlapping(b.dst.add(pd * dsz), dp, g.out_w * dsz);
+                            images::copy_row(b.dst.add(pd * dsz), dp, g.out_w * dsz);
                         }
                         _ => {
                             let pix = t.fwd[w].as_ref().unwrap();
