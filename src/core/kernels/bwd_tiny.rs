@@ -188,8 +188,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         // Strided lanes store diff_src lane by lane: where diff_src is more than twice
         // diff_dst (forward downsampling) and not tiny, the plane walk's contiguous rows
         // win (nchw f32 4x64 8x8 <- 4x4 nearest: 21.6 us here, 10.9 there, PyTorch 13.7;
-        // 6x6 <- 3x3: 12.3, 9.9; but 4x3 <- 2x1: 31.5 here, 62 there).
-        if !contiguous && n_src > 2 * n_dd && n_src > 32 && (nearest || ra.len() < 3) {
+        // 6x6 <- 3x3: 12.3, 9.9; but 4x3 <- 2x1: 31.5 here, 62 there). 2-D linear planes
+        // of up to 64 elements still win here (4x64 7x7 <- 4x2: 15.2 us here, 24.7 there,
+        // PyTorch 14.1; 8x7 <- 5x2 17.7, 24.4; but 12x10 <- 4x7 39.9, 35.0).
+        let small = if !nearest && ra.len() == 2 { 64 } else { 32 };
+        if !contiguous && n_src > 2 * n_dd && n_src > small && (nearest || ra.len() < 3) {
             continue;
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
