@@ -184,7 +184,7 @@ const PASS_TERMS: usize = 3;
 /// vs 1.62 ms, 1x16 200x400 <- 300x200 (3 terms) 1.11 vs 0.92; 17 lanes (two pass walks,
 /// one pixel walk) 250x400 <- 300x200 (2.4 terms) 1.48 vs 2.01, bf16 1x17 88x213 <-
 /// 265x71 (6 terms) 0.25 vs 0.57 (PyTorch 0.34); 1x12 (8 + 4) 250x400 <- 500x200 1.55 vs
-/// 2.62; 1x24 (two walks either way) 200x400 <- 300x200 1.90 vs 1.79.
+/// 2.62; 1x24 (two pass walks, one pixel walk) 200x400 <- 300x200 1.26 vs 1.85.
 const PASS_ROW_TERMS: usize = 4;
 
 /// Lane walks of a pass over `nl` lanes (16, 8, then the rest, see [`px_row`]).
@@ -202,10 +202,12 @@ fn pixel_walks(nl: usize) -> usize {
 /// The lanes the pixel walk takes in blocks of 64, 32, 16 and 8; a block of 8 covering
 /// the rest (overlapping when not a multiple of 8) shares the last block's walk.
 fn pixel_full(nl: usize) -> usize {
-    match nl % 16 {
-        _ if !nl.is_multiple_of(8) => nl / 8 * 8,
-        8 if nl > 8 => nl - 8,
-        _ => nl,
+    if !nl.is_multiple_of(8) {
+        nl / 8 * 8
+    } else if nl % 16 == 8 && nl > 8 {
+        nl - 8
+    } else {
+        nl
     }
 }
 
