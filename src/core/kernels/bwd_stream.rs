@@ -125,6 +125,11 @@ pub(crate) struct StreamGeom {
     /// downsampling: one of two groups a pixel).
     pub pix: Vec<u32>,
     pub pix_segs: Vec<PixSeg>,
+    /// Laned rows by passes (see [`px_small`]): each `w` group's non-empty lists in pixel
+    /// order (`group_pix[group_at[k]..group_at[k + 1]]` for group `k`), so a pass skips the
+    /// pixels it adds nothing to (forward downsampling: half of them a group).
+    pub group_at: Vec<usize>,
+    pub group_pix: Vec<GroupPix>,
     /// When rows walked by passes go out with non-temporal stores (through scratch, which
     /// they fill anyway; the pixel walk writes in place and loses by streaming: nhwc f32
     /// 1x64 1000x600 <- 500x300 linear 11.2 ms in place, 15.7 streamed through scratch).
@@ -145,6 +150,35 @@ pub(crate) struct PixSeg {
     pub start: u32,
     pub len: u32,
     pub wofs: u32,
+}
+
+/// One non-empty list of a `w` group: its pixel, first column, length and weights' offset.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupPix {
+    pub iw: u32,
+    pub start: u32,
+    pub len: u32,
+    pub wofs: u32,
+}
+
+/// [`StreamGeom::group_at`] and [`StreamGeom::group_pix`].
+fn group_lists(segs: &[Segs]) -> (Vec<usize>, Vec<GroupPix>) {
+    let mut at = vec![0];
+    let mut ents = Vec::new();
+    for sg in segs {
+        for (iw, &len) in sg.len.iter().enumerate() {
+            if len > 0 {
+                ents.push(GroupPix {
+                    iw: iw as u32,
+                    start: sg.start[iw],
+                    len,
+                    wofs: sg.wofs[iw],
+                });
+            }
+        }
+        at.push(ents.len());
+    }
+    (at, ents)
 }
 
 /// [`StreamGeom::pix`] and [`StreamGeom::pix_segs`] of `n_in` pixels.
@@ -180,12 +214,12 @@ const PASS_TERMS: usize = 3;
 /// A row's passes cost their loop once per lane walk (see [`pass_walks`]) and term, a
 /// pixel's sums once per lane walk of its own ([`pixel_walks`]): rows go by passes while
 /// their walks times their average terms stay under this many per pixel walk. 1 thread
-/// AVX-512, pixel walk vs passes: nhwc f32 1x16 250x400 <- 500x200 linear (4 terms) 1.49
-/// vs 1.62 ms, 1x16 200x400 <- 300x200 (3 terms) 1.11 vs 0.92; 17 lanes (two pass walks,
-/// one pixel walk) 250x400 <- 300x200 (2.4 terms) 1.48 vs 2.01, bf16 1x17 88x213 <-
-/// 265x71 (6 terms) 0.25 vs 0.57 (PyTorch 0.34); 1x12 (8 + 4) 250x400 <- 500x200 1.55 vs
-/// 2.62; 1x24 (two pass walks, one pixel walk) 200x400 <- 300x200 1.26 vs 1.85.
-const PASS_ROW_TERMS: usize = 4;
+/// AVX-512, passes vs pixel walk, ms: nhwc f32 1x16 250x400 <- 500x200 linear (4 terms)
+/// 1.36 vs 1.49, 1x8 same 0.99 vs 1.37; 2x8 199x387 <- 596x194 (6 terms) 2.49 vs 2.42; 17
+/// lanes (two pass walks, one pixel walk) 250x400 <- 300x200 (2.4 terms) 1.61 vs 1.51, bf16
+/// 1x17 88x213 <- 265x71 (6 terms) 0.41 vs 0.25; 1x24 (two and one) 200x400 <- 300x200 (3
+/// terms) 1.72 vs 1.26.
+const PASS_ROW_TERMS: f64 = 4.5;
 
 /// Lane walks of a pass over `nl` lanes (16, 8, then the rest, see [`px_row`]).
 fn pass_walks(nl: usize) -> usize {
@@ -558,6 +592,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             passes: false,
             pix: Vec::new(),
             pix_segs: Vec::new(),
+            group_at: Vec::new(),
+            group_pix: Vec::new(),
             stream: super::StreamRule::of(p),
             prefetch: false,
         });
@@ -581,7 +617,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             // (Fewer than 8 lanes go by passes anyway.)
             && (l.block < 8
                 || (pass_walks(l.block) as f64) * row_terms
-                    < (PASS_ROW_TERMS * pixel_walks(l.block)) as f64)
+                    < PASS_ROW_TERMS * pixel_walks(l.block) as f64)
     });
     // At least 1 (empty axes and lanes are valid problems).
     let chunk = match &lane {
@@ -632,6 +668,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         Some(_) if !passes => pixel_lists(&segs, d.dims[w]),
         _ => (Vec::new(), Vec::new()),
     };
+    // Every laned walk may go by passes (pixels of fewer than 8 lanes always do).
+    let (group_at, group_pix) = match &lane {
+        Some(_) => group_lists(&segs),
+        None => (Vec::new(), Vec::new()),
+    };
     Some(StreamGeom {
         w,
         lane,
@@ -646,6 +687,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         passes,
         pix,
         pix_segs,
+        group_at,
+        group_pix,
         stream: super::StreamRule::of(p),
         prefetch: nearest && entries >= 2 * d.dims[w],
     })
@@ -1573,14 +1616,17 @@ unsafe fn px_body2<S: Src, const M: usize, const LA: usize, const LB: usize>(
 /// pixel; see [`StreamGeom::passes`]): pass by pass (group
 /// combination, `w` group, term: the reference order) over the whole row, each pass adding
 /// every pixel's `w` list into `out` (f32, any alignment, zeroed first), so the loop
-/// overhead of a pass is paid once per row instead of once per pixel and lane block.
+/// overhead of a pass is paid once per row instead of once per pixel and lane block. A
+/// pass walks its group's non-empty lists only ([`StreamGeom::group_pix`]): walking every
+/// pixel and skipping the empty ones cost 1.1-1.6x (nhwc f32 1x16 200x400 <- 300x200
+/// linear 0.998 -> 0.772 ms, PyTorch 0.879; 4x4 534x671 <- 493x224 7.96 -> 5.00).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn px_small<S: Src, const M: usize, const C: usize>(
     src: *const u8,
     terms: &[Term],
     combos: &[(u32, u32)],
-    segs: &[Segs],
+    g: &StreamGeom,
     i0: usize,
     i1: usize,
     pss: usize,
@@ -1597,18 +1643,16 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
             }
         }
         for &(t0, t1) in combos {
-            for seg in segs {
+            for (k, seg) in g.segs.iter().enumerate() {
+                // This group's non-empty lists of pixels `i0..i1`.
+                let all = &g.group_pix[g.group_at[k]..g.group_at[k + 1]];
+                let a = all.partition_point(|e| (e.iw as usize) < i0);
+                let n = all[a..].partition_point(|e| (e.iw as usize) < i1);
+                let lists = &all[a..a + n];
                 for t in &terms[t0 as usize..t1 as usize] {
-                    for iw in i0..i1 {
-                        let (st, ln, wo) = (
-                            seg.start[iw] as usize,
-                            seg.len[iw] as usize,
-                            seg.wofs[iw] as usize,
-                        );
-                        if ln == 0 {
-                            continue;
-                        }
-                        let o = out.add((iw - i0) * ostride);
+                    for e in lists {
+                        let (st, ln, wo) = (e.start as usize, e.len as usize, e.wofs as usize);
+                        let o = out.add((e.iw as usize - i0) * ostride);
                         let mut r = [0f32; C];
                         for (q, v) in r.iter_mut().enumerate() {
                             *v = o.add(q).read_unaligned();
@@ -1659,7 +1703,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
                 let (s, o) = (src.add(l0 * esz), out.add(l0));
                 macro_rules! small {
                     ($c:literal) => {{
-                        px_small::<S, M, $c>(s, terms, combos, segs, i0, i1, pss, o, ostride);
+                        px_small::<S, M, $c>(s, terms, combos, g, i0, i1, pss, o, ostride);
                         $c
                     }};
                 }
