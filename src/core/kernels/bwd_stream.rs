@@ -117,8 +117,9 @@ pub(crate) struct StreamGeom {
     pub others: Vec<usize>,
     /// The permuted and laned walks' row terms per position of the other resampled axes.
     pub rows: Option<RowTable>,
-    /// Laned rows of at most [`PASS_LANES`] lanes whose pixels have few `w` terms go pass by
-    /// pass over the row (see [`px_small`]) instead of pixel by pixel.
+    /// Laned rows of at most [`PASS_LANES`] lanes whose pixels have few `w` terms and whose
+    /// rows few terms for their lane walks ([`PASS_ROW_TERMS`]) go pass by pass over the row
+    /// (see [`px_small`]) instead of pixel by pixel.
     pub passes: bool,
     /// Laned rows pixel by pixel: each diff_src pixel's non-empty `w` lists, in group order
     /// (`pix_segs[pix[iw]..pix[iw + 1]]`), so the walk skips the empty ones (forward
@@ -127,7 +128,8 @@ pub(crate) struct StreamGeom {
     pub pix_segs: Vec<PixSeg>,
     /// Laned rows by passes (see [`px_small`]): each `w` group's non-empty lists in pixel
     /// order (`group_pix[group_at[k]..group_at[k + 1]]` for group `k`), so a pass skips the
-    /// pixels it adds nothing to (forward downsampling: half of them a group).
+    /// pixels it adds nothing to (forward downsampling: half of them a group). Empty where
+    /// no pixel goes by passes.
     pub group_at: Vec<usize>,
     pub group_pix: Vec<GroupPix>,
     /// When rows walked by passes go out with non-temporal stores (through scratch, which
@@ -159,6 +161,11 @@ pub(crate) struct GroupPix {
     pub start: u32,
     pub len: u32,
     pub wofs: u32,
+}
+
+/// Valid lanes of the last lane block (`cdim` lanes in blocks of `l.block`).
+fn last_lanes(l: &LaneAxis, cdim: usize) -> usize {
+    cdim.saturating_sub(l.nblk.saturating_sub(1) * l.block)
 }
 
 /// [`StreamGeom::group_at`] and [`StreamGeom::group_pix`].
@@ -668,10 +675,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         Some(_) if !passes => pixel_lists(&segs, d.dims[w]),
         _ => (Vec::new(), Vec::new()),
     };
-    // Every laned walk may go by passes (pixels of fewer than 8 lanes always do).
+    // Only walks that may go by passes: pixels of fewer than 8 lanes always do (a short last
+    // block too); wide pixel walks would carry a second copy of every list for nothing.
     let (group_at, group_pix) = match &lane {
-        Some(_) => group_lists(&segs),
-        None => (Vec::new(), Vec::new()),
+        Some(l) if passes || l.block.min(last_lanes(l, d.dims[l.c])) < 8 => group_lists(&segs),
+        _ => (Vec::new(), Vec::new()),
     };
     Some(StreamGeom {
         w,
