@@ -639,3 +639,85 @@ pub(crate) unsafe fn bwd_rows(
         }
     }
 }
+
+unsafe fn bwd_rows_typed<S: Src>(
+    p: &Problem,
+    t: &Tables,
+    g: &RowGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let rank = p.dst.rank();
+        let w = rank - 1;
+        let s = &p.src;
+        let nearest = p.alg == Algorithm::Nearest;
+        let ra: Vec<usize> = t.resampled.iter().copied().filter(|&a| a != w).collect();
+        let m = ra.len();
+        let wt = t.bwd[w].as_ref().unwrap();
+        let mut out = AlignedBuf::<f32>::zeroed(g.out_w);
+        let mut runs = Runs::new(p, t, &[(w, 1, 0, 0)], start);
+        for _ in start..end {
+            let mut idx = runs.pos;
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            let tabs: [Option<&BwdTaps>; MAX_RANK] =
+                std::array::from_fn(|a| if a < m { t.bwd[ra[a]].as_ref() } else { None });
+            for (x, v) in out.iter_mut().enumerate() {
+                let mut acc = 0.0f32;
+                let mut gi = [0usize; MAX_RANK];
+                // Group combinations: other axes in order, W last (fastest).
+                loop {
+                    let mut lists: [(&[u32], &[f32]); MAX_RANK] = [(&[], &[]); MAX_RANK];
+                    let mut empty = false;
+                    for a in 0..m {
+                        lists[a] = tabs[a].unwrap().group(idx[ra[a]], gi[a]);
+                        empty |= lists[a].0.is_empty();
+                    }
+                    let (wo, ww) = wt.group(x, gi[m]);
+                    if !empty && !wo.is_empty() {
+                        let mut pos = [0usize; MAX_RANK];
+                        loop {
+                            let mut off = sbase;
+                            for a in 0..m {
+                                off += lists[a].0[pos[a]] as usize * s.strides[ra[a]];
+                            }
+                            if nearest {
+                                for &o in wo {
+                                    acc += S::get(b.src, off + o as usize);
+                                }
+                            } else {
+                                for (&o, &wv) in wo.iter().zip(ww) {
+                                    let mut q = S::get(b.src, off + o as usize);
+                                    for a in 0..m {
+                                        q *= lists[a].1[pos[a]];
+                                    }
+                                    acc += q * wv;
+                                }
+                            }
+                            if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
+                                break;
+                            }
+                        }
+                    }
+                    if !odometer(&mut gi[..m + 1], |a| {
+                        if a < m {
+                            tabs[a].unwrap().groups
+                        } else {
+                            wt.groups
+                        }
+                    }) {
+                        break;
+                    }
+                }
+                *v = acc;
+            }
+            idx[w] = 0;
+            finish(p, b, &out, doff, &mut idx[..rank], w);
+        }
+    }
+}
