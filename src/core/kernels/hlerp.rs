@@ -6,6 +6,11 @@
 //! permute per tap replace an `L`-element gather, which costs about one load per element.
 //! The tables hold per block the window start and the byte indices into the window; the
 //! arithmetic is the gather kernel's (separate `*` and `+`, no FMA), so the bits are equal.
+//!
+//! On Zen 4 the AVX-512 blocks are bound by their loads (u32 indices instead of bytes made
+//! the u8 HD image 1.2x slower), so two of them go where the tables allow: a window that
+//! fits one vector is loaded once, and a weight that is `1 - the other` in every element
+//! (the usual linear rules) is computed, not loaded (the same bits).
 
 use super::WTable;
 use crate::core::simd::{self, isa, Isa};
@@ -26,6 +31,18 @@ pub(crate) struct PermTable {
     pub p1: Vec<u8>,
     /// The elements after the full blocks, for the gather kernel.
     pub tail: WTable,
+    /// Every full block's window fits one vector (`p0`, `p1` < `lanes`).
+    pub narrow: bool,
+    /// Which weight of the full blocks is `1 - the other`, bit for bit.
+    pub derived: Derived,
+}
+
+/// A weight the kernel computes as `1.0 - the other` instead of loading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Derived {
+    None,
+    W0,
+    W1,
 }
 
 impl PermTable {
@@ -58,6 +75,8 @@ impl PermTable {
                 w0: t.w0[blocks * step..].to_vec(),
                 w1: t.w1[blocks * step..].to_vec(),
             },
+            narrow: true,
+            derived: Derived::None,
         };
         for k in 0..blocks {
             let r = k * step..(k + 1) * step;
@@ -66,11 +85,25 @@ impl PermTable {
             if (hi - lo) as usize >= 2 * lanes {
                 return None;
             }
+            pt.narrow &= ((hi - lo) as usize) < lanes;
             pt.base.push(*lo);
             pt.p0
                 .extend(t.i0[r.clone()].iter().map(|&i| (i - lo) as u8));
             pt.p1.extend(t.i1[r].iter().map(|&i| (i - lo) as u8));
         }
+        let (w0, w1) = (&t.w0[..blocks * step], &t.w1[..blocks * step]);
+        let comp = |a: &[f32], b: &[f32]| {
+            a.iter()
+                .zip(b)
+                .all(|(a, b)| a.to_bits() == (1.0 - b).to_bits())
+        };
+        pt.derived = if comp(w0, w1) {
+            Derived::W0
+        } else if comp(w1, w0) {
+            Derived::W1
+        } else {
+            Derived::None
+        };
         Some(pt)
     }
 }
@@ -185,10 +218,22 @@ unsafe fn blocks(
     // blocks' outputs, and `p` was built for this CPU's vectors.
     unsafe {
         #[cfg(target_arch = "x86_64")]
-        match (p.lanes, p.step) {
-            (16, 16) => avx512::<16>(row, t, p, out, k0, k1, bias),
-            (16, _) => avx512::<8>(row, t, p, out, k0, k1, bias),
-            (_, 8) => avx2(row, t, p, out, k0, k1, bias),
+        match (p.lanes, p.step, p.narrow, p.derived) {
+            (16, 16, true, Derived::W0) => avx512::<16, true, 1>(row, t, p, out, k0, k1, bias),
+            (16, 16, true, Derived::W1) => avx512::<16, true, 2>(row, t, p, out, k0, k1, bias),
+            (16, 16, true, Derived::None) => avx512::<16, true, 0>(row, t, p, out, k0, k1, bias),
+            (16, 16, false, Derived::W0) => avx512::<16, false, 1>(row, t, p, out, k0, k1, bias),
+            (16, 16, false, Derived::W1) => avx512::<16, false, 2>(row, t, p, out, k0, k1, bias),
+            (16, 16, false, Derived::None) => avx512::<16, false, 0>(row, t, p, out, k0, k1, bias),
+            (16, _, _, Derived::W0) => avx512::<8, false, 1>(row, t, p, out, k0, k1, bias),
+            (16, _, _, Derived::W1) => avx512::<8, false, 2>(row, t, p, out, k0, k1, bias),
+            (16, _, _, Derived::None) => avx512::<8, false, 0>(row, t, p, out, k0, k1, bias),
+            (_, 8, true, Derived::W0) => avx2::<true, 1>(row, t, p, out, k0, k1, bias),
+            (_, 8, true, Derived::W1) => avx2::<true, 2>(row, t, p, out, k0, k1, bias),
+            (_, 8, true, Derived::None) => avx2::<true, 0>(row, t, p, out, k0, k1, bias),
+            (_, 8, false, Derived::W0) => avx2::<false, 1>(row, t, p, out, k0, k1, bias),
+            (_, 8, false, Derived::W1) => avx2::<false, 2>(row, t, p, out, k0, k1, bias),
+            (_, 8, false, Derived::None) => avx2::<false, 0>(row, t, p, out, k0, k1, bias),
             _ => avx2_half(row, t, p, out, k0, k1, bias),
         }
         #[cfg(target_arch = "aarch64")]
@@ -199,10 +244,12 @@ unsafe fn blocks(
     }
 }
 
-/// AVX-512 blocks of `STEP` (16 or 8) outputs: a 32-element window, two `vpermt2ps`.
+/// AVX-512 blocks of `STEP` (16 or 8) outputs: a 32-element window, two `vpermt2ps`; with
+/// `NARROW` a 16-element window, two `vpermps`. `D`: 1 computes `w0 = 1 - w1`, 2 `w1 = 1 -
+/// w0` (see [`Derived`]), 0 loads both.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn avx512<const STEP: usize>(
+unsafe fn avx512<const STEP: usize, const NARROW: bool, const D: u8>(
     row: *const f32,
     t: &WTable,
     p: &PermTable,
@@ -217,6 +264,7 @@ unsafe fn avx512<const STEP: usize>(
     unsafe {
         use std::arch::x86_64::*;
         let mask: __mmask16 = if STEP == 16 { 0xFFFF } else { 0x00FF };
+        let one = _mm512_set1_ps(1.0);
         let idx = |v: *const u8| {
             if STEP == 16 {
                 _mm_loadu_si128(v as *const __m128i)
@@ -227,22 +275,41 @@ unsafe fn avx512<const STEP: usize>(
         for k in k0..k1 {
             let j = k * STEP;
             let w = row.add(p.base[k] as usize - bias);
-            let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
             let q0 = _mm512_cvtepu8_epi32(idx(p.p0.as_ptr().add(j)));
             let q1 = _mm512_cvtepu8_epi32(idx(p.p1.as_ptr().add(j)));
-            let v0 = _mm512_permutex2var_ps(a, q0, b);
-            let v1 = _mm512_permutex2var_ps(a, q1, b);
-            let w0 = _mm512_maskz_loadu_ps(mask, t.w0.as_ptr().add(j));
-            let w1 = _mm512_maskz_loadu_ps(mask, t.w1.as_ptr().add(j));
+            let (v0, v1) = if NARROW {
+                let a = _mm512_loadu_ps(w);
+                (_mm512_permutexvar_ps(q0, a), _mm512_permutexvar_ps(q1, a))
+            } else {
+                let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
+                (
+                    _mm512_permutex2var_ps(a, q0, b),
+                    _mm512_permutex2var_ps(a, q1, b),
+                )
+            };
+            let load = |v: &[f32]| _mm512_maskz_loadu_ps(mask, v.as_ptr().add(j));
+            let (w0, w1) = match D {
+                1 => {
+                    let w1 = load(&t.w1);
+                    (_mm512_sub_ps(one, w1), w1)
+                }
+                2 => {
+                    let w0 = load(&t.w0);
+                    (w0, _mm512_sub_ps(one, w0))
+                }
+                _ => (load(&t.w0), load(&t.w1)),
+            };
             let r = _mm512_add_ps(_mm512_mul_ps(v0, w0), _mm512_mul_ps(v1, w1));
             _mm512_mask_storeu_ps(out.add(j - k0 * STEP), mask, r);
         }
     }
 }
 
+/// AVX2 blocks of 8 outputs: a 16-element window in two registers (two permutes and a
+/// blend per tap), or with `NARROW` an 8-element one (one permute); `D` as for [`avx512`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn avx2(
+unsafe fn avx2<const NARROW: bool, const D: u8>(
     row: *const f32,
     t: &WTable,
     p: &PermTable,
@@ -257,24 +324,36 @@ unsafe fn avx2(
     unsafe {
         use std::arch::x86_64::*;
         let seven = _mm256_set1_epi32(7);
+        let one = _mm256_set1_ps(1.0);
         for k in k0..k1 {
             let j = k * 8;
             let w = row.add(p.base[k] as usize - bias);
-            let (a, b) = (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(8)));
+            let a = _mm256_loadu_ps(w);
+            let b = if NARROW { a } else { _mm256_loadu_ps(w.add(8)) };
             // Indices 0..16 over two registers: permute both, pick by bit 3.
-            macro_rules! pick {
-                ($q:expr) => {{
-                    let q = $q;
-                    let lo = _mm256_permutevar8x32_ps(a, q);
-                    let hi = _mm256_permutevar8x32_ps(b, q);
-                    _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
-                }};
-            }
+            let pick = |q: __m256i| {
+                let lo = _mm256_permutevar8x32_ps(a, q);
+                if NARROW {
+                    return lo;
+                }
+                let hi = _mm256_permutevar8x32_ps(b, q);
+                _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
+            };
             let q0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p0.as_ptr().add(j) as *const __m128i));
             let q1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p1.as_ptr().add(j) as *const __m128i));
-            let (v0, v1) = (pick!(q0), pick!(q1));
-            let w0 = _mm256_loadu_ps(t.w0.as_ptr().add(j));
-            let w1 = _mm256_loadu_ps(t.w1.as_ptr().add(j));
+            let (v0, v1) = (pick(q0), pick(q1));
+            let load = |v: &[f32]| _mm256_loadu_ps(v.as_ptr().add(j));
+            let (w0, w1) = match D {
+                1 => {
+                    let w1 = load(&t.w1);
+                    (_mm256_sub_ps(one, w1), w1)
+                }
+                2 => {
+                    let w0 = load(&t.w0);
+                    (w0, _mm256_sub_ps(one, w0))
+                }
+                _ => (load(&t.w0), load(&t.w1)),
+            };
             let r = _mm256_add_ps(_mm256_mul_ps(v0, w0), _mm256_mul_ps(v1, w1));
             _mm256_storeu_ps(out.add(j - k0 * 8), r);
         }
@@ -411,40 +490,79 @@ mod tests {
         let widths: Vec<(usize, usize)> = Vec::new();
         let mut x = 0x2545_F491u32;
         let mut tested = 0;
+        let mut seen = std::collections::HashSet::new();
         for i in [1usize, 2, 5, 17, 64, 333] {
             for o in [1usize, 3, 16, 40, 100, 129, 700] {
                 for nc in 1..=8 {
                     let f = forward_taps(&AxisRule::OnednnHalfPixel, Algorithm::Linear, i, o);
                     let f = expand(&f, nc);
-                    let t = WTable {
+                    let built = WTable {
                         i0: f.idx.iter().step_by(2).copied().collect(),
                         i1: f.idx.iter().skip(1).step_by(2).copied().collect(),
                         w0: f.wt.iter().step_by(2).copied().collect(),
                         w1: f.wt.iter().skip(1).step_by(2).copied().collect(),
                     };
-                    let row: Vec<f32> = (0..i * nc + SLACK)
-                        .map(|_| {
-                            x ^= x << 13;
-                            x ^= x >> 17;
-                            x ^= x << 5;
-                            f32::from_bits(x % 0x7F00_0000) - 1.0
-                        })
+                    let mut rnd = || {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        x
+                    };
+                    // The rule's weights (w0 = 1 - w1), the other way round, and weights
+                    // with no relation: each kernel variant of `Derived`.
+                    // (Small w0 with full mantissas: 1 - (1 - w0) != w0, so only W1 holds.)
+                    let mut flipped = built.clone();
+                    flipped.w0 = built
+                        .w0
+                        .iter()
+                        .map(|_| (rnd() % 9999) as f32 / 3e5)
                         .collect();
-                    let mut want = vec![0f32; o * nc];
-                    // SAFETY: `row` covers every column the table names (plus slack).
-                    unsafe { simd::gather2(row.as_ptr(), &t, &mut want) };
-                    for &(lanes, step) in &widths {
-                        if let Some(p) = PermTable::with_step(&t, lanes, step) {
-                            let mut got = vec![0f32; o * nc];
-                            // SAFETY: as for the gather; the permute table was built for `t`.
-                            unsafe { lerp(row.as_ptr(), &t, &p, &mut got) };
-                            let same = got
-                                .iter()
-                                .zip(&want)
-                                .all(|(a, b)| a.to_bits() == b.to_bits());
-                            assert!(same, "{i}->{o} C={nc} lanes {lanes} step {step}");
-                            tested += 1;
+                    flipped.w1 = flipped.w0.iter().map(|&w| 1.0 - w).collect();
+                    let mut free = built.clone();
+                    free.w0 = free
+                        .w0
+                        .iter()
+                        .map(|_| (rnd() % 1000) as f32 / 999.0)
+                        .collect();
+                    free.w1 = free
+                        .w1
+                        .iter()
+                        .map(|_| (rnd() % 1000) as f32 / 7.0)
+                        .collect();
+                    let row: Vec<f32> = (0..i * nc + SLACK)
+                        .map(|_| f32::from_bits(rnd() % 0x7F00_0000) - 1.0)
+                        .collect();
+                    for t in [&built, &flipped, &free] {
+                        let mut want = vec![0f32; o * nc];
+                        // SAFETY: `row` covers every column the table names (plus slack).
+                        unsafe { simd::gather2(row.as_ptr(), t, &mut want) };
+                        for &(lanes, step) in &widths {
+                            if let Some(p) = PermTable::with_step(t, lanes, step) {
+                                let mut got = vec![0f32; o * nc];
+                                // SAFETY: as for the gather; the permute table was built for `t`.
+                                unsafe { lerp(row.as_ptr(), t, &p, &mut got) };
+                                let same = got
+                                    .iter()
+                                    .zip(&want)
+                                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                                assert!(same, "{i}->{o} C={nc} lanes {lanes} step {step} {p:?}");
+                                if !p.base.is_empty() {
+                                    seen.insert((lanes, step, p.narrow, p.derived as u8));
+                                }
+                                tested += 1;
+                            }
                         }
+                    }
+                }
+            }
+        }
+        // Every kernel variant ran: narrow windows (full-size steps only) and each weight.
+        for &(lanes, step) in &widths {
+            for d in [Derived::None, Derived::W0, Derived::W1] {
+                for narrow in [false, true] {
+                    if !narrow || lanes == step {
+                        let v = (lanes, step, narrow, d as u8);
+                        assert!(seen.contains(&v), "{v:?} untested");
                     }
                 }
             }
