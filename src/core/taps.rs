@@ -104,6 +104,12 @@ impl BwdTaps {
         (self.bounds.len().saturating_sub(1)) / self.groups.max(1)
     }
 
+    /// Input `i` receives nothing (every group's list is empty).
+    #[inline]
+    pub fn receives_nothing(&self, i: usize) -> bool {
+        self.bounds[i * self.groups] == self.bounds[(i + 1) * self.groups]
+    }
+
     #[inline]
     pub fn group(&self, i: usize, g: usize) -> (&[u32], &[f32]) {
         let k = i * self.groups + g;
