@@ -1883,9 +1883,6 @@ unsafe fn laned(
             let valid = la.block.min(cdim - (blk * la.block).min(cdim));
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            if zero_if_empty(t, ra, &idx[..rank], b.dst, doff, n_in, d.dtype) {
-                continue;
-            }
             let (src, combos, terms) = run_terms(
                 p,
                 t,
