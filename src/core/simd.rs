@@ -1215,6 +1215,24 @@ fn skips_pixels(taps: &[(usize, usize, f32, f32)], ssz: usize, bytes: usize) -> 
     }
 }
 
+/// Asks for the `bytes` from `src` (every line they touch) ahead of their use; nothing off
+/// x86-64.
+#[inline]
+pub(crate) fn prefetch_span(src: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let end = src.wrapping_add(bytes);
+        let mut a = src.wrapping_sub(src as usize % 64);
+        while a < end {
+            // SAFETY: a prefetch never faults and reads nothing into the program.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(a as *const i8) };
+            a = a.wrapping_add(64);
+        }
+    }
+    let _ = (src, bytes);
+}
+
 /// Asks for the first and last line of raw pixel `q` (if any) ahead of its copy.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
