@@ -2081,6 +2081,45 @@ unsafe fn gather16_avx512(src: *const u16, dst: *mut u16, idx: &[u32]) {
     }
 }
 
+/// [`gather_body`] for 1-byte elements on AVX-512BW: a block of 16 outputs whose indices
+/// lie within 32 bytes of its first is one masked load widened to words, one word
+/// permutation and one narrowing (as [`gather16_avx512`]); other blocks byte by byte, which
+/// ran at about a byte a cycle (nchw u8 8x64 224->112 nearest 4.4 ms, oneDNN 3.2 4.8).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn gather8_avx512(src: *const u8, dst: *mut u8, idx: &[u32]) {
+    // SAFETY: AVX-512F/BW were detected by the caller; the load is masked to bytes at or
+    // below the block's last index (verified above every local index), which the caller
+    // guarantees readable, as are `src[idx[o]]`; the store covers outputs `o..o + 16` with
+    // `o + 16 <= n`.
+    unsafe {
+        use std::arch::x86_64::*;
+        gather_blocks(src, dst, idx, 16, |o| {
+            let lo = idx[o];
+            let span = idx[o + 15].wrapping_sub(lo);
+            let local = _mm512_sub_epi32(
+                _mm512_loadu_si512(idx.as_ptr().add(o) as *const _),
+                _mm512_set1_epi32(lo as i32),
+            );
+            // Unsigned: an index below `lo` wraps and fails too.
+            let inside = _mm512_cmple_epu32_mask(local, _mm512_set1_epi32(span as i32));
+            if span < 32 && inside == 0xFFFF {
+                let m: __mmask32 = ((1u64 << (span + 1)) - 1) as u32;
+                let a = _mm256_maskz_loadu_epi8(m, src.add(lo as usize) as *const i8);
+                let v = _mm512_permutexvar_epi16(
+                    _mm512_castsi256_si512(_mm512_cvtepi32_epi16(local)),
+                    _mm512_cvtepu8_epi16(a),
+                );
+                let b = _mm512_cvtepi16_epi8(v);
+                _mm_storeu_si128(dst.add(o) as *mut __m128i, _mm256_castsi256_si128(b));
+                16
+            } else {
+                0
+            }
+        });
+    }
+}
+
 /// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
     // SAFETY: elements have `size` bytes as the caller states; `pick` passes the caller's contract
@@ -2120,6 +2159,10 @@ pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: 
         #[cfg(target_arch = "x86_64")]
         if size == 2 && isa() == Isa::Avx512 && avx512bw() {
             return gather16_avx512(src as *const u16, dst as *mut u16, idx);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if size == 1 && isa() == Isa::Avx512 && avx512bw() {
+            return gather8_avx512(src, dst, idx);
         }
         match size {
             4 => pick::<u32>(src, dst, idx),
