@@ -178,7 +178,16 @@ pub(crate) unsafe fn lerp_tile(win: &[f32], t: &WTable, p: &PermTable, tl: &Tile
     unsafe {
         debug_assert!(win.len() >= tl.len);
         let n = (tl.k1 - tl.k0) * p.step;
-        blocks(win.as_ptr(), t, p, out.as_mut_ptr(), tl.k0, tl.k1, tl.lo);
+        blocks(
+            win.as_ptr(),
+            t,
+            p,
+            out.as_mut_ptr(),
+            tl.k0,
+            tl.k1,
+            tl.lo,
+            false,
+        );
         if let Some(tail) = &tl.tail {
             simd::gather2(win.as_ptr(), tail, &mut out[n..n + tail.i0.len()]);
         }
@@ -196,9 +205,37 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
         // Built only where the full blocks and the tail cover the row exactly.
         debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
         let full = p.base.len();
-        blocks(row, t, p, out.as_mut_ptr(), 0, full, 0);
+        blocks(row, t, p, out.as_mut_ptr(), 0, full, 0, false);
         simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
     }
+}
+
+/// [`lerp_tile`] / [`lerp`] with the full blocks' outputs streamed straight to `dst` (a
+/// row of f32 past the cache), the tail through `tail` and plain stores; `false` (nothing
+/// written) unless `dst` is 64-byte aligned and the blocks are whole vectors. Saves the
+/// pass through a row buffer that `simd::stream_copy` would make.
+pub(crate) unsafe fn lerp_stream(
+    win: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    k0: usize,
+    k1: usize,
+    bias: usize,
+    tail: &WTable,
+    dst: *mut f32,
+) -> bool {
+    if p.lanes != p.step || !(dst as usize).is_multiple_of(64) || !cfg!(target_arch = "x86_64") {
+        return false;
+    }
+    // SAFETY: the caller's contract as for `lerp_tile` (or `lerp` with `k0 = 0`, `bias = 0`),
+    // `dst` holding the `(k1 - k0) * step + tail` outputs; aligned whole vectors checked above.
+    unsafe {
+        blocks(win, t, p, dst, k0, k1, bias, true);
+        let n = (k1 - k0) * p.step;
+        let m = tail.i0.len();
+        simd::gather2(win, tail, std::slice::from_raw_parts_mut(dst.add(n), m));
+    }
+    true
 }
 
 /// Blocks `k0..k1` of `p` on this CPU's vectors into `out` (from block `k0`'s first
@@ -213,27 +250,37 @@ unsafe fn blocks(
     k0: usize,
     k1: usize,
     bias: usize,
+    nt: bool,
 ) {
     // SAFETY: the caller's contract: every block's window lies in `row`, `out` holds the
-    // blocks' outputs, and `p` was built for this CPU's vectors.
+    // blocks' outputs, and `p` was built for this CPU's vectors; with `nt`, `out` is 64-byte
+    // aligned and the blocks are whole vectors.
     unsafe {
         #[cfg(target_arch = "x86_64")]
         match (p.lanes, p.step, p.narrow, p.derived) {
-            (16, 16, true, Derived::W0) => avx512::<16, true, 1>(row, t, p, out, k0, k1, bias),
-            (16, 16, true, Derived::W1) => avx512::<16, true, 2>(row, t, p, out, k0, k1, bias),
-            (16, 16, true, Derived::None) => avx512::<16, true, 0>(row, t, p, out, k0, k1, bias),
-            (16, 16, false, Derived::W0) => avx512::<16, false, 1>(row, t, p, out, k0, k1, bias),
-            (16, 16, false, Derived::W1) => avx512::<16, false, 2>(row, t, p, out, k0, k1, bias),
-            (16, 16, false, Derived::None) => avx512::<16, false, 0>(row, t, p, out, k0, k1, bias),
-            (16, _, _, Derived::W0) => avx512::<8, false, 1>(row, t, p, out, k0, k1, bias),
-            (16, _, _, Derived::W1) => avx512::<8, false, 2>(row, t, p, out, k0, k1, bias),
-            (16, _, _, Derived::None) => avx512::<8, false, 0>(row, t, p, out, k0, k1, bias),
-            (_, 8, true, Derived::W0) => avx2::<true, 1>(row, t, p, out, k0, k1, bias),
-            (_, 8, true, Derived::W1) => avx2::<true, 2>(row, t, p, out, k0, k1, bias),
-            (_, 8, true, Derived::None) => avx2::<true, 0>(row, t, p, out, k0, k1, bias),
-            (_, 8, false, Derived::W0) => avx2::<false, 1>(row, t, p, out, k0, k1, bias),
-            (_, 8, false, Derived::W1) => avx2::<false, 2>(row, t, p, out, k0, k1, bias),
-            (_, 8, false, Derived::None) => avx2::<false, 0>(row, t, p, out, k0, k1, bias),
+            (16, 16, true, Derived::W0) => avx512::<16, true, 1>(row, t, p, out, k0, k1, bias, nt),
+            (16, 16, true, Derived::W1) => avx512::<16, true, 2>(row, t, p, out, k0, k1, bias, nt),
+            (16, 16, true, Derived::None) => {
+                avx512::<16, true, 0>(row, t, p, out, k0, k1, bias, nt)
+            }
+            (16, 16, false, Derived::W0) => {
+                avx512::<16, false, 1>(row, t, p, out, k0, k1, bias, nt)
+            }
+            (16, 16, false, Derived::W1) => {
+                avx512::<16, false, 2>(row, t, p, out, k0, k1, bias, nt)
+            }
+            (16, 16, false, Derived::None) => {
+                avx512::<16, false, 0>(row, t, p, out, k0, k1, bias, nt)
+            }
+            (16, _, _, Derived::W0) => avx512::<8, false, 1>(row, t, p, out, k0, k1, bias, nt),
+            (16, _, _, Derived::W1) => avx512::<8, false, 2>(row, t, p, out, k0, k1, bias, nt),
+            (16, _, _, Derived::None) => avx512::<8, false, 0>(row, t, p, out, k0, k1, bias, nt),
+            (_, 8, true, Derived::W0) => avx2::<true, 1>(row, t, p, out, k0, k1, bias, nt),
+            (_, 8, true, Derived::W1) => avx2::<true, 2>(row, t, p, out, k0, k1, bias, nt),
+            (_, 8, true, Derived::None) => avx2::<true, 0>(row, t, p, out, k0, k1, bias, nt),
+            (_, 8, false, Derived::W0) => avx2::<false, 1>(row, t, p, out, k0, k1, bias, nt),
+            (_, 8, false, Derived::W1) => avx2::<false, 2>(row, t, p, out, k0, k1, bias, nt),
+            (_, 8, false, Derived::None) => avx2::<false, 0>(row, t, p, out, k0, k1, bias, nt),
             _ => avx2_half(row, t, p, out, k0, k1, bias),
         }
         #[cfg(target_arch = "aarch64")]
@@ -257,6 +304,7 @@ unsafe fn avx512<const STEP: usize, const NARROW: bool, const D: u8>(
     k0: usize,
     k1: usize,
     bias: usize,
+    nt: bool,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
@@ -300,7 +348,11 @@ unsafe fn avx512<const STEP: usize, const NARROW: bool, const D: u8>(
                 _ => (load(&t.w0), load(&t.w1)),
             };
             let r = _mm512_add_ps(_mm512_mul_ps(v0, w0), _mm512_mul_ps(v1, w1));
-            _mm512_mask_storeu_ps(out.add(j - k0 * STEP), mask, r);
+            if STEP == 16 && nt {
+                _mm512_stream_ps(out.add(j - k0 * STEP), r);
+            } else {
+                _mm512_mask_storeu_ps(out.add(j - k0 * STEP), mask, r);
+            }
         }
     }
 }
@@ -317,6 +369,7 @@ unsafe fn avx2<const NARROW: bool, const D: u8>(
     k0: usize,
     k1: usize,
     bias: usize,
+    nt: bool,
 ) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
@@ -355,7 +408,11 @@ unsafe fn avx2<const NARROW: bool, const D: u8>(
                 _ => (load(&t.w0), load(&t.w1)),
             };
             let r = _mm256_add_ps(_mm256_mul_ps(v0, w0), _mm256_mul_ps(v1, w1));
-            _mm256_storeu_ps(out.add(j - k0 * 8), r);
+            if nt {
+                _mm256_stream_ps(out.add(j - k0 * 8), r);
+            } else {
+                _mm256_storeu_ps(out.add(j - k0 * 8), r);
+            }
         }
     }
 }

@@ -105,6 +105,18 @@ pub(crate) struct W2 {
     pub tiles: Option<Vec<hlerp::Tile>>,
 }
 
+impl W2 {
+    /// An empty table: the tail of a tile that has none.
+    fn no_tail() -> WTable {
+        WTable {
+            i0: Vec::new(),
+            i1: Vec::new(),
+            w0: Vec::new(),
+            w1: Vec::new(),
+        }
+    }
+}
+
 /// Outputs per tile of a long row (see [`hlerp::Tile`]).
 const ROW_TILE: usize = 8192;
 
@@ -317,6 +329,7 @@ pub(crate) unsafe fn rows(
             (None, None) => (ncols + hlerp::SLACK, g.out_w),
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
+        let no_tail = W2::no_tail();
         let mut out = AlignedBuf::<f32>::zeroed(nout);
         let mut one = [0f32; 1];
         // Long rows stream through a buffer (short ones would leave partial lines at both
@@ -502,6 +515,20 @@ pub(crate) unsafe fn rows(
                                 m,
                             );
                             hlerp::lerp_tile(win, w2, pt, tl, o);
+                        } else if stream
+                            && d.dtype == DataType::F32
+                            && hlerp::lerp_stream(
+                                win.as_ptr(),
+                                w2,
+                                pt,
+                                tl.k0,
+                                tl.k1,
+                                tl.lo,
+                                tl.tail.as_ref().unwrap_or(&no_tail),
+                                (b.dst as *mut f32).add(doff + e0),
+                            )
+                        {
+                            // Streamed from registers.
                         } else {
                             hlerp::lerp_tile(win, w2, pt, tl, &mut out[..m]);
                             let dp = b.dst.add((doff + e0) * dsz);
@@ -514,6 +541,8 @@ pub(crate) unsafe fn rows(
                     }
                     continue;
                 }
+                // Set where the row went out from registers already.
+                let mut written = false;
                 // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
                 let out: &mut [f32] = if direct {
                     std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
@@ -537,7 +566,22 @@ pub(crate) unsafe fn rows(
                         }) => {
                             // The permutes read whole vectors: from the row buffer (with slack).
                             simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
-                            hlerp::lerp(row.as_ptr(), w2, pt, out)
+                            written = stream
+                                && d.dtype == DataType::F32
+                                && p.post_ops.is_empty()
+                                && hlerp::lerp_stream(
+                                    row.as_ptr(),
+                                    w2,
+                                    pt,
+                                    0,
+                                    pt.base.len(),
+                                    0,
+                                    &pt.tail,
+                                    (b.dst as *mut f32).add(doff),
+                                );
+                            if !written {
+                                hlerp::lerp(row.as_ptr(), w2, pt, out)
+                            }
                         }
                         // Nothing to blend from an f32 row: gather straight from the source.
                         Some(W2 { t: w2, .. }) if sc.m == 0 && s.dtype == DataType::F32 => {
@@ -584,7 +628,7 @@ pub(crate) unsafe fn rows(
                         *v = acc;
                     }
                 }
-                if !direct {
+                if !direct && !written {
                     match g.lane {
                         // Streamed rows go out past the cache.
                         _ if stream && p.post_ops.is_empty() => simd::store_contiguous_nt(
