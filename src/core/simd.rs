@@ -2045,6 +2045,27 @@ unsafe fn gather32_avx2(src: *const u32, dst: *mut u32, idx: &[u32]) {
     }
 }
 
+/// The 16 indices from `o` as offsets from the first (`lo`), with their span, if they all
+/// lie in `lo..=lo + span` and `span < 32` (one window of the 2- and 1-byte gathers).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn window16(idx: &[u32], o: usize) -> Option<(u32, u32, std::arch::x86_64::__m512i)> {
+    // SAFETY: AVX-512F was detected by the caller; `o + 16 <= idx.len()` (`gather_blocks`).
+    unsafe {
+        use std::arch::x86_64::*;
+        let lo = idx[o];
+        let span = idx[o + 15].wrapping_sub(lo);
+        let local = _mm512_sub_epi32(
+            _mm512_loadu_si512(idx.as_ptr().add(o) as *const _),
+            _mm512_set1_epi32(lo as i32),
+        );
+        // Unsigned: an index below `lo` wraps and fails too.
+        let inside = _mm512_cmple_epu32_mask(local, _mm512_set1_epi32(span as i32));
+        (span < 32 && inside == 0xFFFF).then_some((lo, span, local))
+    }
+}
+
 /// [`gather_body`] for 2-byte elements on AVX-512BW: a block of 16 outputs whose indices
 /// lie within 32 elements of its first is one masked load and one permutation (as
 /// [`gather32_avx512`]); other blocks element by element.
@@ -2057,15 +2078,7 @@ unsafe fn gather16_avx512(src: *const u16, dst: *mut u16, idx: &[u32]) {
     unsafe {
         use std::arch::x86_64::*;
         gather_blocks(src, dst, idx, 16, |o| {
-            let lo = idx[o];
-            let span = idx[o + 15].wrapping_sub(lo);
-            let local = _mm512_sub_epi32(
-                _mm512_loadu_si512(idx.as_ptr().add(o) as *const _),
-                _mm512_set1_epi32(lo as i32),
-            );
-            // Unsigned: an index below `lo` wraps and fails too.
-            let inside = _mm512_cmple_epu32_mask(local, _mm512_set1_epi32(span as i32));
-            if span < 32 && inside == 0xFFFF {
+            if let Some((lo, span, local)) = window16(idx, o) {
                 let m: __mmask32 = ((1u64 << (span + 1)) - 1) as u32;
                 let a = _mm512_maskz_loadu_epi16(m, src.add(lo as usize) as *const i16);
                 let v = _mm512_permutexvar_epi16(
@@ -2095,15 +2108,7 @@ unsafe fn gather8_avx512(src: *const u8, dst: *mut u8, idx: &[u32]) {
     unsafe {
         use std::arch::x86_64::*;
         gather_blocks(src, dst, idx, 16, |o| {
-            let lo = idx[o];
-            let span = idx[o + 15].wrapping_sub(lo);
-            let local = _mm512_sub_epi32(
-                _mm512_loadu_si512(idx.as_ptr().add(o) as *const _),
-                _mm512_set1_epi32(lo as i32),
-            );
-            // Unsigned: an index below `lo` wraps and fails too.
-            let inside = _mm512_cmple_epu32_mask(local, _mm512_set1_epi32(span as i32));
-            if span < 32 && inside == 0xFFFF {
+            if let Some((lo, span, local)) = window16(idx, o) {
                 let m: __mmask32 = ((1u64 << (span + 1)) - 1) as u32;
                 let a = _mm256_maskz_loadu_epi8(m, src.add(lo as usize) as *const i8);
                 let v = _mm512_permutexvar_epi16(

@@ -88,7 +88,7 @@ impl RowGeom {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct WTable {
     pub i0: Vec<u32>,
     pub i1: Vec<u32>,
@@ -103,18 +103,6 @@ pub(crate) struct W2 {
     pub perm: Option<hlerp::PermTable>,
     /// Rows longer than [`ROW_TILE`] elements (small linear, no post-ops) go tile by tile.
     pub tiles: Option<Vec<hlerp::Tile>>,
-}
-
-impl W2 {
-    /// An empty table: the tail of a tile that has none.
-    fn no_tail() -> WTable {
-        WTable {
-            i0: Vec::new(),
-            i1: Vec::new(),
-            w0: Vec::new(),
-            w1: Vec::new(),
-        }
-    }
 }
 
 /// Outputs per tile of a long row (see [`hlerp::Tile`]).
@@ -329,7 +317,8 @@ pub(crate) unsafe fn rows(
             (None, None) => (ncols + hlerp::SLACK, g.out_w),
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
-        let no_tail = W2::no_tail();
+        // The tail of a tile that has none.
+        let no_tail = WTable::default();
         let mut out = AlignedBuf::<f32>::zeroed(nout);
         let mut one = [0f32; 1];
         // Long rows stream through a buffer (short ones would leave partial lines at both
