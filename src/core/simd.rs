@@ -2125,6 +2125,55 @@ unsafe fn gather8_avx512(src: *const u8, dst: *mut u8, idx: &[u32]) {
     }
 }
 
+/// [`gather8_avx512`] on AVX2: a block of 16 outputs whose indices lie within 16 bytes of
+/// its first is one 16-byte load and one `pshufb`. AVX2 has no byte-masked load, so a block
+/// loads only where its 16 bytes end at or before the list's last index: they then lie
+/// between two bytes the caller guarantees readable, in the one buffer both index.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather8_avx2(src: *const u8, dst: *mut u8, idx: &[u32]) {
+    // SAFETY: AVX2 was detected by the caller; a load covers `src[lo..lo + 16]` with `lo +
+    // 15 <= idx[n - 1]` (see above); every local index is checked to lie in `0..16`; the store
+    // covers outputs `o..o + 16` with `o + 16 <= n`.
+    unsafe {
+        use std::arch::x86_64::*;
+        // The last index is readable: it bounds the loads (no scan of the list, which cost
+        // as much as the copies). Lists running over more source bytes than outputs
+        // (downsampling) have blocks wider than 16 bytes: element by element at once.
+        let (first, top) = (
+            idx.first().copied().unwrap_or(0),
+            idx.last().copied().unwrap_or(0),
+        );
+        if (top.saturating_sub(first) as usize) >= idx.len() {
+            return gather_body::<u8>(src, dst, idx);
+        }
+        let span_max = _mm256_set1_epi32(15);
+        gather_blocks(src, dst, idx, 16, |o| {
+            let lo = idx[o];
+            if lo.checked_add(15).is_none_or(|e| e > top) {
+                return 0;
+            }
+            let base = _mm256_set1_epi32(lo as i32);
+            let ip = idx.as_ptr().add(o) as *const __m256i;
+            let l0 = _mm256_sub_epi32(_mm256_loadu_si256(ip), base);
+            let l1 = _mm256_sub_epi32(_mm256_loadu_si256(ip.add(1)), base);
+            // Unsigned `local <= 15`: an index below `lo` wraps and fails too.
+            let ok0 = _mm256_cmpeq_epi32(_mm256_max_epu32(l0, span_max), span_max);
+            let ok1 = _mm256_cmpeq_epi32(_mm256_max_epu32(l1, span_max), span_max);
+            if _mm256_movemask_epi8(_mm256_and_si256(ok0, ok1)) != -1 {
+                return 0;
+            }
+            // 16 dwords (< 16) to 16 bytes in order: the packs work within 128-bit lanes.
+            let w = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(l0, l1));
+            let b = _mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(w, w));
+            let a = _mm_loadu_si128(src.add(lo as usize) as *const __m128i);
+            let v = _mm_shuffle_epi8(a, _mm256_castsi256_si128(b));
+            _mm_storeu_si128(dst.add(o) as *mut __m128i, v);
+            16
+        });
+    }
+}
+
 /// `dst[o] = src[idx[o]]` for elements of `size` bytes (a raw nearest row).
 pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: &[u32]) {
     // SAFETY: elements have `size` bytes as the caller states; `pick` passes the caller's contract
@@ -2168,6 +2217,10 @@ pub(crate) unsafe fn gather_raw(size: usize, src: *const u8, dst: *mut u8, idx: 
         #[cfg(target_arch = "x86_64")]
         if size == 1 && isa() == Isa::Avx512 && avx512bw() {
             return gather8_avx512(src, dst, idx);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if size == 1 && isa() == Isa::Avx2 {
+            return gather8_avx2(src, dst, idx);
         }
         match size {
             4 => pick::<u32>(src, dst, idx),
