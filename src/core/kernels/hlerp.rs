@@ -177,20 +177,20 @@ pub(crate) unsafe fn lerp_tile(win: &[f32], t: &WTable, p: &PermTable, tl: &Tile
     // under the ISA the table was built for.
     unsafe {
         debug_assert!(win.len() >= tl.len);
-        let n = (tl.k1 - tl.k0) * p.step;
-        blocks(
+        let n = (tl.k1 - tl.k0) * p.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
+        assert!(out.len() >= n);
+        let (k0, k1, lo) = (tl.k0, tl.k1, tl.lo);
+        blocks_then_tail(
             win.as_ptr(),
             t,
             p,
+            k0,
+            k1,
+            lo,
+            tl.tail.as_ref(),
             out.as_mut_ptr(),
-            tl.k0,
-            tl.k1,
-            tl.lo,
             false,
         );
-        if let Some(tail) = &tl.tail {
-            simd::gather2(win.as_ptr(), tail, &mut out[n..n + tail.i0.len()]);
-        }
     }
 }
 
@@ -201,19 +201,28 @@ pub(crate) unsafe fn lerp(row: *const f32, t: &WTable, p: &PermTable, out: &mut 
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
-        let n = out.len().min(t.i0.len());
         // Built only where the full blocks and the tail cover the row exactly.
-        debug_assert_eq!(n, p.base.len() * p.step + p.tail.i0.len());
+        assert!(out.len() >= p.base.len() * p.step + p.tail.i0.len());
         let full = p.base.len();
-        blocks(row, t, p, out.as_mut_ptr(), 0, full, 0, false);
-        simd::gather2(row, &p.tail, &mut out[full * p.step..n]);
+        blocks_then_tail(
+            row,
+            t,
+            p,
+            0,
+            full,
+            0,
+            Some(&p.tail),
+            out.as_mut_ptr(),
+            false,
+        );
     }
 }
 
-/// [`lerp_tile`] / [`lerp`] with the full blocks' outputs streamed straight to `dst` (a
-/// row of f32 past the cache), the tail through `tail` and plain stores; `false` (nothing
-/// written) unless `dst` is 64-byte aligned and the blocks are whole vectors. Saves the
-/// pass through a row buffer that `simd::stream_copy` would make.
+/// [`lerp_tile`] / [`lerp`] (`k0 = 0`, `bias = 0`, `p.tail`) with the full blocks' outputs
+/// streamed straight to `dst` (a row of f32 past the cache), the tail with plain stores;
+/// `false` (nothing written) unless `dst` is 64-byte aligned and the blocks are whole
+/// vectors. Saves the pass through a row buffer that `simd::stream_copy` would make.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn lerp_stream(
     win: *const f32,
     t: &WTable,
@@ -221,21 +230,42 @@ pub(crate) unsafe fn lerp_stream(
     k0: usize,
     k1: usize,
     bias: usize,
-    tail: &WTable,
+    tail: Option<&WTable>,
     dst: *mut f32,
 ) -> bool {
     if p.lanes != p.step || !(dst as usize).is_multiple_of(64) || !cfg!(target_arch = "x86_64") {
         return false;
     }
-    // SAFETY: the caller's contract as for `lerp_tile` (or `lerp` with `k0 = 0`, `bias = 0`),
-    // `dst` holding the `(k1 - k0) * step + tail` outputs; aligned whole vectors checked above.
-    unsafe {
-        blocks(win, t, p, dst, k0, k1, bias, true);
-        let n = (k1 - k0) * p.step;
-        let m = tail.i0.len();
-        simd::gather2(win, tail, std::slice::from_raw_parts_mut(dst.add(n), m));
-    }
+    // SAFETY: the caller's contract as for `lerp_tile` / `lerp`, `dst` holding the `(k1 -
+    // k0) * step` outputs and the tail's; aligned whole vectors checked above.
+    unsafe { blocks_then_tail(win, t, p, k0, k1, bias, tail, dst, true) };
     true
+}
+
+/// Blocks `k0..k1` into `out`, then `tail` (columns of the same window) after them: the
+/// body of [`lerp`], [`lerp_tile`] and [`lerp_stream`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn blocks_then_tail(
+    win: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    k0: usize,
+    k1: usize,
+    bias: usize,
+    tail: Option<&WTable>,
+    out: *mut f32,
+    nt: bool,
+) {
+    // SAFETY: the callers' contract: `win` holds every column the blocks and the tail read,
+    // `out` the blocks' and the tail's outputs (checked by the safe-slice callers).
+    unsafe {
+        blocks(win, t, p, out, k0, k1, bias, nt);
+        if let Some(tail) = tail {
+            let n = (k1 - k0) * p.step;
+            let m = tail.i0.len();
+            simd::gather2(win, tail, std::slice::from_raw_parts_mut(out.add(n), m));
+        }
+    }
 }
 
 /// Blocks `k0..k1` of `p` on this CPU's vectors into `out` (from block `k0`'s first

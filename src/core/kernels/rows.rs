@@ -88,7 +88,7 @@ impl RowGeom {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct WTable {
     pub i0: Vec<u32>,
     pub i1: Vec<u32>,
@@ -317,8 +317,6 @@ pub(crate) unsafe fn rows(
             (None, None) => (ncols + hlerp::SLACK, g.out_w),
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
-        // The tail of a tile that has none.
-        let no_tail = WTable::default();
         let mut out = AlignedBuf::<f32>::zeroed(nout);
         let mut one = [0f32; 1];
         // Long rows stream through a buffer (short ones would leave partial lines at both
@@ -513,7 +511,7 @@ pub(crate) unsafe fn rows(
                                 tl.k0,
                                 tl.k1,
                                 tl.lo,
-                                tl.tail.as_ref().unwrap_or(&no_tail),
+                                tl.tail.as_ref(),
                                 (b.dst as *mut f32).add(doff + e0),
                             )
                         {
@@ -565,7 +563,7 @@ pub(crate) unsafe fn rows(
                                     0,
                                     pt.base.len(),
                                     0,
-                                    &pt.tail,
+                                    Some(&pt.tail),
                                     (b.dst as *mut f32).add(doff),
                                 );
                             if !written {
