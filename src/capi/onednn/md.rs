@@ -253,8 +253,12 @@ pub(crate) fn resolve_any_like(
     // The tag rule is that of oneDNN's jit implementation. libdnnl 2.6.3 sends a zero-sized
     // batch to `ref:any` (blocking rule) but keeps the jit for zero-sized spatial dims.
     let zero_batch = nd > 0 && (like.dims[0] == 0 || md.dims[0] == 0);
+    // oneDNN 3.x's jit takes an f16 src only in a plain layout (`IMPLICATION(f16,
+    // is_plain)`; 2.6 has no f16 resampling): a blocked one goes to `simple:any` /
+    // `ref:any`, which take the blocking (libdnnl.so.3 3.2 on an avx512_core_fp16 CPU).
+    let f16_blocked = like.data_type == dnnl_f16 && like.blocking().inner_nblks > 0;
     let tags: &[dnnl_format_tag_t] = match like.ndims {
-        _ if !try_tags || zero_batch => &[],
+        _ if !try_tags || zero_batch || f16_blocked => &[],
         3 => &[dnnl_nCw16c, dnnl_nCw8c, dnnl_nwc, dnnl_ncw],
         4 => &[dnnl_nChw16c, dnnl_nChw8c, dnnl_nhwc, dnnl_nchw],
         5 => &[dnnl_nCdhw16c, dnnl_nCdhw8c, dnnl_ndhwc, dnnl_ncdhw],
