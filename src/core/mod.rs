@@ -17,6 +17,7 @@ pub mod plan;
 pub mod postops;
 pub(crate) mod reference;
 pub(crate) mod simd;
+mod streaming;
 pub mod taps;
 pub mod threads;
 

@@ -10,6 +10,7 @@ use super::kernels::{self, LaneGeom, RowGeom};
 use super::postops::PostOp;
 use super::reference::{self, Bufs, Tables};
 use super::simd::{self, Isa};
+use super::streaming::{self, StreamRule};
 use super::threads;
 use super::{Algorithm, CoreError, Direction, Problem};
 
@@ -40,6 +41,31 @@ pub(crate) enum Strategy {
     Generic,
 }
 
+impl Strategy {
+    fn name(&self) -> &'static str {
+        match *self {
+            Strategy::Lanes(LaneGeom {
+                pixels: Some(_), ..
+            }) => "lanes_rows",
+            Strategy::Lanes(_) => "lanes",
+            Strategy::Rows(RowGeom { lane: Some(_), .. }) => "image_rows",
+            Strategy::Rows(_) => "rows",
+            Strategy::Planes(_) => "planes",
+            Strategy::Gather(_) => "gather",
+            Strategy::BwdRows(_) => "bwd_rows",
+            Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
+            Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
+            Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
+            Strategy::BwdStream(_) => "bwd_stream",
+            Strategy::BwdPlanes(_) => "bwd_planes",
+            Strategy::BwdTiny(_) => "bwd_tiny",
+            Strategy::BwdScatter(_) => "bwd_scatter",
+            Strategy::Copy(_) => "copy",
+            Strategy::Generic => "generic",
+        }
+    }
+}
+
 /// Elements of work per chunk (below two chunks a problem runs on the caller's thread): 8192
 /// outputs that compute (raw nearest plane gathers among them), 32768 raw nearest row and
 /// pixel copies. Measured at two threads (µs, medians of
@@ -62,6 +88,8 @@ pub struct Plan {
     /// `span_bytes` of src, dst and each binary post-op input (`None`: too large), computed
     /// once for the per-call buffer checks.
     spans: Vec<Option<usize>>,
+    /// Plain or streamed stores, per execution.
+    stream: StreamRule,
 }
 
 impl Plan {
@@ -95,13 +123,18 @@ impl Plan {
             }))
             .map(|l| l.span_bytes())
             .collect();
+        let isa = isa.min(simd::detected_isa());
+        let stream = StreamRule::of(&exec, isa, || {
+            format!("{exec:?} {isa:?} {}", strategy.name())
+        });
         Ok(Plan {
             problem,
             exec,
-            isa: isa.min(simd::detected_isa()),
+            isa,
             tables,
             strategy,
             spans,
+            stream,
         })
     }
 
@@ -111,26 +144,7 @@ impl Plan {
 
     /// Short name of the kernel in use (for verbose output).
     pub fn kernel_name(&self) -> &'static str {
-        match self.strategy {
-            Strategy::Lanes(LaneGeom {
-                pixels: Some(_), ..
-            }) => "lanes_rows",
-            Strategy::Lanes(_) => "lanes",
-            Strategy::Rows(RowGeom { lane: Some(_), .. }) => "image_rows",
-            Strategy::Rows(_) => "rows",
-            Strategy::Planes(_) => "planes",
-            Strategy::Gather(_) => "gather",
-            Strategy::BwdRows(_) => "bwd_rows",
-            Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
-            Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
-            Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
-            Strategy::BwdStream(_) => "bwd_stream",
-            Strategy::BwdPlanes(_) => "bwd_planes",
-            Strategy::BwdTiny(_) => "bwd_tiny",
-            Strategy::BwdScatter(_) => "bwd_scatter",
-            Strategy::Copy(_) => "copy",
-            Strategy::Generic => "generic",
-        }
+        self.strategy.name()
     }
 
     /// Checks that every buffer holds its layout's `span_bytes` (one binary input per
@@ -236,6 +250,14 @@ impl Plan {
     }
 
     unsafe fn run(&self, b: Bufs<'_>) {
+        let choice = self.stream.begin();
+        // SAFETY: `run`'s contract.
+        unsafe { self.run_with(b, choice.nt) };
+        self.stream.end(choice);
+    }
+
+    /// [`Plan::run`] with plain (`nt` false) or streamed stores.
+    unsafe fn run_with(&self, b: Bufs<'_>, nt: bool) {
         let (p, t) = (&self.exec, &self.tables);
         let isa = self.isa;
         let grain_elems = match p.raw_nearest() {
@@ -244,7 +266,9 @@ impl Plan {
         };
         // Every chunk, on whichever thread, dispatches on the plan's ISA.
         let par = |n: usize, grain: usize, f: &(dyn Fn(usize, usize) + Sync)| {
-            threads::parallel_for(n, grain, |s, e| simd::with_isa(isa, || f(s, e)))
+            threads::parallel_for(n, grain, |s, e| {
+                simd::with_isa(isa, || streaming::with(nt, || f(s, e)))
+            })
         };
         match &self.strategy {
             Strategy::Lanes(g) if g.pixels.is_some() => {

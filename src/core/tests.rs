@@ -781,12 +781,12 @@ fn lanes_groups_and_streamed_outputs_match_reference() {
             (false, 0),
             (false, 4),
         ] {
-            kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+            streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
             let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
             let fast = &mut raw[at..at + n];
             fast.copy_from_slice(&init);
             plan.execute(&s, fast, &[]).unwrap();
-            kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+            streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
             assert!(
                 *fast == slow[..],
                 "offset {off}, streamed {force}: {block} {sd:?} -> {dd:?} {alg:?} {sdt:?} {ddt:?}"
@@ -1222,12 +1222,12 @@ fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: 
     let mut raw = vec![0u8; n + 64];
     // Offsets stay element-aligned: the kernels form typed slices from dst.
     for (force, off) in [(false, 0), (true, 0), (true, 4)] {
-        kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+        streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
         let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
         let fast = &mut raw[at..at + n];
         fast.fill(0);
         plan.execute(&s, fast, &[]).unwrap();
-        kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+        streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
         assert!(*fast == slow[..], "{what}, streamed {force}, offset {off}");
     }
 }
@@ -2005,9 +2005,9 @@ fn bf16_specials_match_reference() {
             let plan = Plan::with_isa(p.clone(), isa).unwrap();
             *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
             let (mut fast, mut slow) = (init.clone(), init.clone());
-            kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+            streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
             plan.execute(&bits, &mut fast, &[]).unwrap();
-            kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+            streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
             plan.execute_reference(&bits, &mut slow, &[]).unwrap();
             let first =
                 (0..fast.len() / 2).find(|&i| fast[2 * i..2 * i + 2] != slow[2 * i..2 * i + 2]);

@@ -723,9 +723,9 @@ fn large_scattered_planes_match_reference_on_every_isa() {
             numerics: Numerics::Onednn,
         };
         let force = rng.below(2) == 0;
-        kernels::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+        streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
         let kernel = matches_reference_on(&mut rng, case, &p, &isas);
-        kernels::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+        streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
         hits += usize::from(kernel == "bwd_scatter");
     }
     assert!(hits > 35, "bwd_scatter took {hits} of 80");

@@ -46,9 +46,6 @@ pub(crate) struct ScatterGeom {
     /// diff_dst elements a plane spans from its base (converted to f32 when not f32).
     span: usize,
     pub runs: usize,
-    /// Planes go out through scratch by streamed stores when the output exceeds the cache
-    /// (accumulated in place, each plane's lines would be read from memory first).
-    stream: super::StreamRule,
 }
 
 impl ScatterGeom {
@@ -120,7 +117,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
         runs: (0..rank)
             .filter(|a| !ra.contains(a))
             .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?,
-        stream: super::StreamRule::of(p),
     };
     // Beyond the small planes, measured against the row and plane walks (nchw f32 8x16,
     // ms there / here): linear 2-D wins where most elements get no term (184x82 <- 61x27
@@ -351,7 +347,9 @@ pub(crate) unsafe fn run(
         }
         let mut runs = Runs::new(p, t, &ov[..t.resampled.len()], start);
         let direct_src = s.dtype == DataType::F32 && (b.src as usize).is_multiple_of(4);
-        let stream = g.stream.now();
+        // Streamed planes go out through scratch (accumulated in place, each plane's lines
+        // would be read from memory first).
+        let stream = crate::core::streaming::now();
         let direct_dst = d.dtype == DataType::F32 && (b.dst as usize).is_multiple_of(4) && !stream;
         let mut conv = AlignedBuf::<f32>::zeroed(if direct_src { 0 } else { g.span });
         let mut out = AlignedBuf::<f32>::zeroed(if direct_dst { 0 } else { g.np });

@@ -132,10 +132,6 @@ pub(crate) struct StreamGeom {
     /// no pixel goes by passes.
     pub group_at: Vec<usize>,
     pub group_pix: Vec<GroupPix>,
-    /// When rows walked by passes go out with non-temporal stores (through scratch, which
-    /// they fill anyway; the pixel walk writes in place and loses by streaming: nhwc f32
-    /// 1x64 1000x600 <- 500x300 linear 11.2 ms in place, 15.7 streamed through scratch).
-    pub stream: super::StreamRule,
     /// The pixel walk prefetches the diff_dst lanes [`PF`] pixels ahead: nearest with at
     /// least two `w` entries a pixel (forward upsampling) and 256 bytes a pixel (nhwc f32
     /// 2x256 50x50 <- 100x100 nearest: 1.35 ms without, 1.26 with); elsewhere it lost (1x64
@@ -601,7 +597,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             pix_segs: Vec::new(),
             group_at: Vec::new(),
             group_pix: Vec::new(),
-            stream: super::StreamRule::of(p),
             prefetch: false,
         });
     }
@@ -697,7 +692,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         pix_segs,
         group_at,
         group_pix,
-        stream: super::StreamRule::of(p),
         prefetch: nearest && entries >= 2 * d.dims[w],
     })
 }
@@ -1902,7 +1896,10 @@ unsafe fn laned(
                 }
                 continue;
             }
-            let stream = g.passes && g.stream.now() && pds == valid;
+            // Only rows walked by passes stream (through scratch, which they fill anyway);
+            // the pixel walk writes in place and loses by streaming: nhwc f32 1x64
+            // 1000x600 <- 500x300 linear 11.2 ms in place, 15.7 streamed through scratch.
+            let stream = g.passes && crate::core::streaming::now() && pds == valid;
             if d.dtype == DataType::F32 && !stream {
                 let out = (b.dst as *mut f32).add(doff);
                 px_row(
@@ -1958,7 +1955,7 @@ unsafe fn laned(
                 }
             }
         }
-        if g.passes && g.stream.now() {
+        if g.passes && crate::core::streaming::now() {
             // The non-temporal stores must be visible before this chunk is reported done.
             simd::store_fence();
         }

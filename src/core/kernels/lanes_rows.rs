@@ -28,8 +28,6 @@ pub(crate) struct PixelRows {
     pub two_taps: bool,
     /// The flat-row walk's tables (see [`lanes`]), when it applies.
     pub flat: Option<lanes::FlatRow>,
-    /// When f32 and raw rows go out with non-temporal stores.
-    pub stream: StreamRule,
     /// The corners of every row, when there are few enough rows (see [`RowCorners`]).
     pub rows: Option<RowCorners>,
 }
@@ -122,7 +120,6 @@ pub(super) fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelR
         taps,
         two_taps,
         flat: None,
-        stream: StreamRule::of(p),
         rows: None,
     };
     pr.flat = lanes::flat_row(p, l, &pr);
@@ -214,7 +211,7 @@ pub(crate) unsafe fn lanes_rows(
         let dstep = d.strides[px];
         let cdim = d.dims[g.c];
         let raw = p.raw_nearest();
-        let stream = pr.stream.now();
+        let stream = crate::core::streaming::now();
         // Allocated on first use: raw copies and f32 rows written in place never need it,
         // and zeroing it cost small problems a tenth of their time.
         let mut buf = AlignedBuf::<f32>::new();

@@ -113,57 +113,6 @@ impl RowCorners {
     }
 }
 
-/// When f32 and raw rows go out with non-temporal stores: when source and destination
-/// together exceed the last-level cache share of the threads running the call (oneDNN's
-/// rule for its resampling kernels). Beyond it, streamed stores save the read-for-ownership
-/// of every output line (nhwc f32 8x64 56->112 at one thread, 32 MB: 1.26 ms streamed,
-/// 2.1 ms plain; oneDNN 0.93); within it, plain stores leave the output in the cache for
-/// the next reader and streaming only loses bandwidth (same problem at two threads within
-/// a 32 MiB L3: nearest 0.91 ms streamed, 0.49 ms plain). Downsampling counts too: nhwc
-/// 8x64 linear 112->75 (37 MB, an 11.5 MB output) 1.38 -> 1.24 ms at one thread and
-/// 0.65 -> 0.47 ms at two with streamed pixels (oneDNN 1.09 / 0.49). Raw nearest copies
-/// keep plain stores up to 9/8 of the share, where their partly cached lines still beat
-/// streaming (1 thread, 16 MiB share: nhwc f32 8x256 551->1612, 17.7 MB, 0.47 ms streamed,
-/// 0.31 plain, PyTorch 0.26; 8x64 44->88, 19.8 MB, streaming wins 0.58 to 0.65; 46->92,
-/// 21.7 MB, 0.64 to 0.88. 2 threads: 56->112, 32.1 MB, 0.69 plain to 0.95 streamed in one
-/// run, 0.76 to 0.72 in another). Measured on a 2-core AMD EPYC (AVX-512, 32 MiB L3), in
-/// one process side by side.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct StreamRule {
-    /// Source plus destination bytes, as weighed against the cache share (raw nearest
-    /// copies count 8/9 of them).
-    bytes: usize,
-}
-
-/// Tests: stream every output whatever its size (the outputs are the same either way, so
-/// tests running meanwhile are unaffected).
-#[cfg(test)]
-pub(crate) static FORCE_STREAM: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
-
-impl StreamRule {
-    fn of(p: &Problem) -> Self {
-        let dst = p.dst.span_bytes().unwrap_or(usize::MAX);
-        let bytes = dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX));
-        let copy = p.direction == Direction::Forward && p.raw_nearest().is_some();
-        StreamRule {
-            bytes: if copy { bytes / 9 * 8 } else { bytes },
-        }
-    }
-
-    /// Decided per execution: the thread count can change after planning.
-    pub(crate) fn now(self) -> bool {
-        #[cfg(test)]
-        if FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
-            return true;
-        }
-        // Only x86 vector code has streaming stores here; elsewhere scratch would be a copy.
-        let has_nt = cfg!(target_arch = "x86_64") && simd::isa() != simd::Isa::Base;
-        let share = super::threads::max_threads().saturating_mul(super::cache::llc_per_core());
-        has_nt && self.bytes > share
-    }
-}
-
 /// Largest row buffer (f32 values) of the row-wise `lanes` walk.
 const ROW_BUF: usize = 1 << 13;
 
@@ -291,7 +240,6 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 w,
                 lane: None,
                 wx: None,
-                stream: StreamRule::of(p),
                 plane_idx: None,
                 plane_batch: None,
                 corners: None,

@@ -4,8 +4,11 @@
 
 use super::*;
 
-/// Shortest output row (bytes) the `rows` kernel streams.
+/// Shortest output row (bytes) the `rows` kernel streams by itself.
 const STREAM_ROW: usize = 4096;
+/// Shorter rows consecutive in dst stream in batches of about this many bytes, so that only
+/// the batch's ends are partial lines.
+const STREAM_BATCH: usize = 8192;
 
 /// Geometry of the `rows` and `bwd_rows` kernels.
 #[derive(Clone, Debug)]
@@ -34,8 +37,6 @@ pub(crate) struct RowGeom {
     /// The row axis' tap table over the flattened row (`wx` when `lane` is set, else the
     /// axis' own table): element `ow*C + c` reads `i*C + c` for each tap `i` of `ow`.
     pub wx: Option<FwdTaps>,
-    /// When converted rows go out with non-temporal stores.
-    pub stream: StreamRule,
     /// Raw nearest with short rows: the src offset (from the plane's base) of every element
     /// of a whole output plane, so a plane is one gather instead of a short one per row
     /// (nchw u8 8x128 2x8x9->7x15x4 spent its time in per-row setup).
@@ -256,7 +257,6 @@ pub(crate) fn fwd_row_geom(
         w,
         lane,
         wx,
-        stream: StreamRule::of(p),
     }
 }
 
@@ -307,6 +307,22 @@ pub(crate) unsafe fn rows(
             }) if g.range.is_some() => Some((w2, pt, all)),
             _ => None,
         };
+        // Long rows stream through a buffer (short ones would leave partial lines at both
+        // ends): nchw f32 1x3 1080x1920->2160x3840 14.2 -> 11.1 ms at one thread, 7.8 ->
+        // 5.3 ms at two; the u8 HWC image 9.0 -> 7.7 ms; 75-wide rows 3.2 -> 6.7 ms.
+        let streams = crate::core::streaming::now()
+            && matches!(d.dtype, DataType::F32 | DataType::U8 | DataType::S8);
+        let stream = streams && g.out_w * dsz >= STREAM_ROW;
+        // Short rows that follow each other in dst stream as batches of rows.
+        let batch = match h {
+            Some(h) if streams && !stream && tiles.is_none() && p.post_ops.is_empty() => {
+                match d.strides[h] == g.out_w && raw.is_none() {
+                    true => (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n),
+                    false => 1,
+                }
+            }
+            _ => 1,
+        };
         let (nrow, nout) = match (raw, tiles) {
             (Some(_), _) => (0, 0),
             // A tile's window and outputs.
@@ -314,17 +330,11 @@ pub(crate) unsafe fn rows(
                 let n = (tl.k1 - tl.k0) * pt.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
                 (r.max(tl.len), o.max(n))
             }),
-            (None, None) => (ncols + hlerp::SLACK, g.out_w),
+            (None, None) => (ncols + hlerp::SLACK, g.out_w * batch),
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
-        let mut out = AlignedBuf::<f32>::zeroed(nout);
+        let mut outbuf = AlignedBuf::<f32>::zeroed(nout);
         let mut one = [0f32; 1];
-        // Long rows stream through a buffer (short ones would leave partial lines at both
-        // ends): nchw f32 1x3 1080x1920->2160x3840 14.2 -> 11.1 ms at one thread, 7.8 ->
-        // 5.3 ms at two; the u8 HWC image 9.0 -> 7.7 ms; 75-wide rows 3.2 -> 6.7 ms.
-        let stream = g.stream.now()
-            && matches!(d.dtype, DataType::F32 | DataType::U8 | DataType::S8)
-            && g.out_w * dsz >= STREAM_ROW;
         // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
         // consecutive dst rows read the same src row, and a row copy beats a second gather.
         let mut prev: Option<(usize, usize)> = None;
@@ -438,7 +448,7 @@ pub(crate) unsafe fn rows(
             }
             // f32 results without post-ops go straight into dst (rows are contiguous) unless
             // they stream.
-            let direct = p.post_ops.is_empty() && d.dtype == DataType::F32 && !stream;
+            let direct = p.post_ops.is_empty() && d.dtype == DataType::F32 && !stream && batch == 1;
             for oh in oh_lo..oh_hi {
                 let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
                 if let Some(h) = h {
@@ -517,12 +527,12 @@ pub(crate) unsafe fn rows(
                         {
                             // Streamed from registers.
                         } else {
-                            hlerp::lerp_tile(win, w2, pt, tl, &mut out[..m]);
+                            hlerp::lerp_tile(win, w2, pt, tl, &mut outbuf[..m]);
                             let dp = b.dst.add((doff + e0) * dsz);
                             if stream {
-                                simd::store_contiguous_nt(d.dtype, p.numerics, &out[..m], dp);
+                                simd::store_contiguous_nt(d.dtype, p.numerics, &outbuf[..m], dp);
                             } else {
-                                simd::store_contiguous(d.dtype, p.numerics, &out[..m], dp);
+                                simd::store_contiguous(d.dtype, p.numerics, &outbuf[..m], dp);
                             }
                         }
                     }
@@ -530,11 +540,13 @@ pub(crate) unsafe fn rows(
                 }
                 // Set where the row went out from registers already.
                 let mut written = false;
+                // This row's slot in the batch.
+                let k = (oh - oh_lo) % batch;
                 // SAFETY: this dst row (out_w contiguous f32) is written by this run only.
                 let out: &mut [f32] = if direct {
                     std::slice::from_raw_parts_mut((b.dst as *mut f32).add(doff), g.out_w)
                 } else {
-                    &mut out
+                    &mut outbuf[k * g.out_w..(k + 1) * g.out_w]
                 };
                 if p.alg == Algorithm::Nearest {
                     let r0 = sc.offs[0];
@@ -615,7 +627,19 @@ pub(crate) unsafe fn rows(
                         *v = acc;
                     }
                 }
-                if !direct && !written {
+                if batch > 1 {
+                    // The batch's rows are consecutive in dst, the last one at `doff`.
+                    if k + 1 == batch || oh + 1 == oh_hi {
+                        let first = doff - k * g.out_w;
+                        let rows = &outbuf[..(k + 1) * g.out_w];
+                        simd::store_contiguous_nt(
+                            d.dtype,
+                            p.numerics,
+                            rows,
+                            b.dst.add(first * dsz),
+                        );
+                    }
+                } else if !direct && !written {
                     match g.lane {
                         // Streamed rows go out past the cache.
                         _ if stream && p.post_ops.is_empty() => simd::store_contiguous_nt(
@@ -635,7 +659,7 @@ pub(crate) unsafe fn rows(
                 }
             }
         }
-        if stream {
+        if stream || batch > 1 {
             // The non-temporal stores must be visible before this chunk is reported done.
             simd::store_fence();
         }

@@ -1,0 +1,340 @@
+//! Whether an execution writes its output with non-temporal (streamed) stores.
+//!
+//! Streamed stores skip the read-for-ownership of every output line: they pay once source
+//! and destination no longer fit the cache, and lose while they do (plain stores also leave
+//! the output cached for its next reader). Where that line lies, sysfs does not reliably
+//! say. A VM's two cores on a 260 MiB L3 (Intel Xeon, 5th generation) see a 130 MiB share
+//! each and get a few MiB of it: a 4x upsampling copy of 16 MiB runs at 18.5 GB/s with plain
+//! stores and 23.8 streamed. A 2-core slice of an AMD EPYC keeps plain stores ahead up to
+//! its 16 MiB share. The kernel matters too: at 40 MB on that Xeon, nhwc f32 8x256 32->64
+//! linear takes 1.87 ms plain and 1.01 streamed, nchw 8x64 56->112 1.96 plain and 2.62
+//! streamed (one thread, side by side).
+//!
+//! So: plain within the threads' L2, streamed beyond their sysfs share of the last level,
+//! and in between each problem times both on its first executions and keeps the faster.
+//! The trial belongs to the problem (a registry keyed by the canonical problem), not to one
+//! plan, so that faces which plan per call (aclnn) also decide once per shape.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::simd::Isa;
+use super::{cache, threads, Direction, Problem};
+
+thread_local! {
+    /// The running execution's choice, set around every chunk by [`with`].
+    static NT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Tests: stream every output whatever its size (the outputs are the same either way, so
+/// tests running meanwhile are unaffected).
+#[cfg(test)]
+pub(crate) static FORCE_STREAM: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the running execution streams its output.
+#[inline]
+pub(crate) fn now() -> bool {
+    #[cfg(test)]
+    if FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    NT.with(Cell::get)
+}
+
+/// Runs `f` (a chunk of an execution, on any thread) with the execution's choice.
+pub(crate) fn with<R>(nt: bool, f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(NT.with(|c| c.replace(nt)));
+    f()
+}
+
+/// Timed executions per kind of store, after one untimed warm-up (its page faults and
+/// cold caches would count against whichever went first).
+const SAMPLES: u32 = 3;
+const WARMUP: u32 = 1;
+/// Streaming must win by this factor: plain stores also leave the output cached for its
+/// reader, which the trial does not see.
+const MARGIN: f64 = 0.97;
+/// Problems the registry remembers; beyond, new ones keep a trial of their own plan.
+const MAX_PROBLEMS: usize = 4096;
+/// Thread counts one problem remembers a decision for.
+const MAX_SLOTS: usize = 8;
+
+/// Where a problem of `bytes` falls for `threads` threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Zone {
+    Plain,
+    Trial,
+    Stream,
+}
+
+fn zone(bytes: usize, threads: usize, l2: usize, llc: usize) -> Zone {
+    if bytes <= threads.saturating_mul(l2) {
+        Zone::Plain
+    } else if bytes > threads.saturating_mul(llc) {
+        Zone::Stream
+    } else {
+        Zone::Trial
+    }
+}
+
+/// A plan's rule: the bytes it moves, and its problem's trial when it can have one.
+#[derive(Clone, Debug)]
+pub(crate) struct StreamRule {
+    /// Source plus destination bytes (raw nearest copies count 8/9 of them: their partly
+    /// cached lines keep plain stores ahead a little longer).
+    bytes: usize,
+    /// `None`: this ISA has no streamed stores here, or the problem fits every L2.
+    trial: Option<Arc<Trial>>,
+}
+
+/// One execution's choice; hand it back to [`StreamRule::end`].
+#[must_use]
+pub(crate) struct Choice {
+    pub nt: bool,
+    /// The trial's clock: (start, threads), when this execution is one of its samples.
+    timed: Option<(Instant, usize)>,
+}
+
+impl StreamRule {
+    /// `key` names the kernel and ISA the problem runs with (asked only when a trial can
+    /// happen: it formats the whole problem).
+    pub(crate) fn of(p: &Problem, isa: Isa, key: impl FnOnce() -> String) -> Self {
+        let dst = p.dst.span_bytes().unwrap_or(usize::MAX);
+        let bytes = dst.saturating_add(p.src.span_bytes().unwrap_or(usize::MAX));
+        let copy = p.direction == Direction::Forward && p.raw_nearest().is_some();
+        let bytes = if copy { bytes / 9 * 8 } else { bytes };
+        // Only x86 vector code has streamed stores here; elsewhere scratch would be a copy.
+        let has_nt = cfg!(target_arch = "x86_64") && isa != Isa::Base;
+        let trial = (has_nt && bytes > cache::l2_per_core()).then(|| registered(key()));
+        StreamRule { bytes, trial }
+    }
+
+    /// Decided per execution: the thread count can change after planning.
+    pub(crate) fn begin(&self) -> Choice {
+        let Some(trial) = &self.trial else {
+            return Choice {
+                nt: false,
+                timed: None,
+            };
+        };
+        let threads = threads::max_threads();
+        match zone(
+            self.bytes,
+            threads,
+            cache::l2_per_core(),
+            cache::llc_per_core(),
+        ) {
+            Zone::Plain => Choice {
+                nt: false,
+                timed: None,
+            },
+            Zone::Stream => Choice {
+                nt: true,
+                timed: None,
+            },
+            Zone::Trial => {
+                let (nt, timed) = trial.begin(threads);
+                Choice {
+                    nt,
+                    timed: timed.then(|| (Instant::now(), threads)),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn end(&self, c: Choice) {
+        if let (Some(trial), Some((start, threads))) = (&self.trial, c.timed) {
+            trial.end(threads, c.nt, start.elapsed());
+        }
+    }
+}
+
+/// The trial registered for `key`'s problem.
+fn registered(key: String) -> Arc<Trial> {
+    static REGISTRY: Mutex<Option<HashMap<u64, Arc<Trial>>>> = Mutex::new(None);
+    let mut h = DefaultHasher::new();
+    key.hash(&mut h);
+    let id = h.finish();
+    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let map = reg.get_or_insert_with(HashMap::new);
+    if let Some(t) = map.get(&id) {
+        return t.clone();
+    }
+    let t = Arc::new(Trial::default());
+    if map.len() < MAX_PROBLEMS {
+        map.insert(id, t.clone());
+    }
+    t
+}
+
+/// Both kinds of store timed on one problem, per thread count.
+#[derive(Debug, Default)]
+pub(crate) struct Trial {
+    slots: Mutex<Vec<Slot>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    threads: usize,
+    begun: u32,
+    ended: u32,
+    /// Fastest plain and streamed execution so far.
+    best: [Duration; 2],
+    decided: Option<bool>,
+}
+
+impl Trial {
+    fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
+        // A panic elsewhere cannot leave a slot inconsistent: each update is one statement.
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// (stream?, time this one?) for the next execution at `threads` threads.
+    fn begin(&self, threads: usize) -> (bool, bool) {
+        let mut slots = self.slots();
+        let i = match slots.iter().position(|s| s.threads == threads) {
+            Some(i) => i,
+            None => {
+                if slots.len() == MAX_SLOTS {
+                    slots.remove(0);
+                }
+                slots.push(Slot {
+                    threads,
+                    begun: 0,
+                    ended: 0,
+                    best: [Duration::MAX; 2],
+                    decided: None,
+                });
+                slots.len() - 1
+            }
+        };
+        let s = &mut slots[i];
+        if let Some(nt) = s.decided {
+            return (nt, false);
+        }
+        let n = s.begun;
+        s.begun = n.saturating_add(1);
+        match n.checked_sub(WARMUP) {
+            // Streamed first, then alternating.
+            Some(k) if k < 2 * SAMPLES => (k % 2 == 0, true),
+            // Warm-up, or samples still running on other threads.
+            _ => (false, false),
+        }
+    }
+
+    fn end(&self, threads: usize, nt: bool, took: Duration) {
+        let mut slots = self.slots();
+        let Some(s) = slots.iter_mut().find(|s| s.threads == threads) else {
+            return;
+        };
+        if s.decided.is_some() {
+            return;
+        }
+        let b = &mut s.best[nt as usize];
+        *b = (*b).min(took);
+        s.ended += 1;
+        if s.ended >= 2 * SAMPLES {
+            s.decided = Some(s.best[1] < s.best[0].mul_f64(MARGIN));
+        }
+    }
+
+    #[cfg(test)]
+    fn decided(&self, threads: usize) -> Option<bool> {
+        self.slots()
+            .iter()
+            .find(|s| s.threads == threads)
+            .and_then(|s| s.decided)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zones_follow_the_cache_sizes() {
+        let (l2, llc) = (2 << 20, 16 << 20);
+        assert_eq!(zone(2 << 20, 1, l2, llc), Zone::Plain);
+        assert_eq!(zone((2 << 20) + 1, 1, l2, llc), Zone::Trial);
+        assert_eq!(zone(4 << 20, 2, l2, llc), Zone::Plain);
+        assert_eq!(zone(16 << 20, 1, l2, llc), Zone::Trial);
+        assert_eq!(zone((16 << 20) + 1, 1, l2, llc), Zone::Stream);
+        assert_eq!(zone((16 << 20) + 1, 2, l2, llc), Zone::Trial);
+        assert_eq!(zone(usize::MAX, usize::MAX, l2, llc), Zone::Plain);
+    }
+
+    /// Runs a trial where streamed executions take `nt_ms` and plain ones `plain_ms`.
+    fn settle(t: &Trial, threads: usize, plain_ms: u64, nt_ms: u64) -> Vec<bool> {
+        let mut kinds = Vec::new();
+        for _ in 0..(WARMUP + 2 * SAMPLES + 2) {
+            let (nt, timed) = t.begin(threads);
+            kinds.push(nt);
+            if timed {
+                t.end(
+                    threads,
+                    nt,
+                    Duration::from_millis(if nt { nt_ms } else { plain_ms }),
+                );
+            }
+        }
+        kinds
+    }
+
+    #[test]
+    fn trials_keep_the_faster_store_per_thread_count() {
+        let t = Trial::default();
+        let kinds = settle(&t, 1, 10, 5);
+        // Warm-up plain, then alternating from streamed, then the winner.
+        assert_eq!(
+            kinds,
+            [false, true, false, true, false, true, false, true, true]
+        );
+        assert_eq!(t.decided(1), Some(true));
+        // Another thread count decides on its own.
+        settle(&t, 2, 5, 10);
+        assert_eq!(t.decided(2), Some(false));
+        assert_eq!(t.decided(1), Some(true));
+        // Within the margin plain stays.
+        let t = Trial::default();
+        settle(&t, 1, 100, 98);
+        assert_eq!(t.decided(1), Some(false));
+        // Executions begun but not yet ended do not decide.
+        let t = Trial::default();
+        for _ in 0..WARMUP + 2 * SAMPLES {
+            let _ = t.begin(1);
+        }
+        assert_eq!(t.begin(1), (false, false));
+        assert_eq!(t.decided(1), None);
+    }
+
+    #[test]
+    fn problems_share_their_trial() {
+        let a = registered("streaming test problem".into());
+        let b = registered("streaming test problem".into());
+        let c = registered("another streaming test problem".into());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+    }
+
+    #[test]
+    fn the_choice_reaches_every_chunk() {
+        assert!(!now() || FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed));
+        assert!(with(true, now));
+        let inner = with(true, || with(false, now));
+        assert!(!inner || FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed));
+        assert!(with(true, || {
+            with(false, || ());
+            now()
+        }));
+    }
+}
