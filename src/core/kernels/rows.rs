@@ -485,7 +485,7 @@ pub(crate) unsafe fn rows(
                         _ => start_item.saturating_sub(first)..(end_item - first).min(nt),
                     };
                     for tl in &tiles[mine] {
-                        let offs = sc.offs.map(|o| o + lo + tl.lo);
+                        let offs = sc.shifted(lo + tl.lo);
                         let n = tl.len.min(ncols - tl.lo);
                         // An f32 row with nothing to blend is its own window where the whole
                         // window lies in the row (1-D nwc f32 C=4 433260->866521: the copy
@@ -555,7 +555,7 @@ pub(crate) unsafe fn rows(
                     }
                 } else if let (true, Some((lo, _))) = (g.small, g.range) {
                     // Blend the needed input columns over the other axes, then lerp along W.
-                    let offs = sc.offs.map(|o| o + lo);
+                    let offs = sc.shifted(lo);
                     let nrow = row.len() - hlerp::SLACK;
                     match &g.w2 {
                         Some(W2 {
