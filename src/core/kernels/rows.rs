@@ -307,19 +307,24 @@ pub(crate) unsafe fn rows(
             }) if g.range.is_some() => Some((w2, pt, all)),
             _ => None,
         };
-        // Long rows stream through a buffer (short ones would leave partial lines at both
-        // ends): nchw f32 1x3 1080x1920->2160x3840 14.2 -> 11.1 ms at one thread, 7.8 ->
-        // 5.3 ms at two; the u8 HWC image 9.0 -> 7.7 ms; 75-wide rows 3.2 -> 6.7 ms.
+        // Long rows stream by themselves through a buffer (short ones would leave partial
+        // lines at both ends): nchw f32 1x3 1080x1920->2160x3840 14.2 -> 11.1 ms at one
+        // thread, 7.8 -> 5.3 ms at two; the u8 HWC image 9.0 -> 7.7 ms; 75-wide rows
+        // streamed one by one 3.2 -> 6.7 ms.
         let streams = crate::core::streaming::now()
             && matches!(d.dtype, DataType::F32 | DataType::U8 | DataType::S8);
         let stream = streams && g.out_w * dsz >= STREAM_ROW;
         // Short rows that follow each other in dst stream as batches of rows.
         let batch = match h {
-            Some(h) if streams && !stream && tiles.is_none() && p.post_ops.is_empty() => {
-                match d.strides[h] == g.out_w && raw.is_none() {
-                    true => (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n),
-                    false => 1,
-                }
+            Some(h)
+                if streams
+                    && !stream
+                    && raw.is_none()
+                    && tiles.is_none()
+                    && p.post_ops.is_empty()
+                    && d.strides[h] == g.out_w =>
+            {
+                (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n)
             }
             _ => 1,
         };
