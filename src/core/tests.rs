@@ -1212,6 +1212,41 @@ fn large_images_match_reference() {
     }
 }
 
+/// Raw nearest rows streamed (built once per source row, then copied past the cache; short
+/// rows through a batch, tiny planes through the plane gather) and not, at aligned and
+/// unaligned dst: integer and odd ratios along W, H up (repeated rows) and down, short,
+/// 64-byte and long rows, the bits of every width and bf16's oneDNN fixup.
+#[test]
+fn raw_nearest_rows_streamed_match_reference() {
+    let mut rng = Rng::new(0x5eed_0a11);
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[2, 3, 32, 32], &[2, 3, 64, 64]),
+        (&[1, 2, 9, 56], &[1, 2, 19, 112]),
+        (&[1, 2, 30, 40], &[1, 2, 13, 97]),
+        (&[2, 2, 5, 7], &[2, 2, 11, 15]),
+        (&[1, 2, 3, 1100], &[1, 2, 7, 3300]),
+        (&[1, 1, 4, 5000], &[1, 1, 3, 1777]),
+        (&[3, 5, 2, 16], &[3, 5, 2, 32]),
+        (&[1, 2, 4, 6, 40], &[1, 2, 8, 12, 80]),
+    ];
+    for (sd, dd) in cases {
+        for dt in [DataType::F32, DataType::U8, DataType::Bf16] {
+            let (src, dst) = (Layout::dense(dt, sd), Layout::dense(dt, dd));
+            let p = onednn_forward(Algorithm::Nearest, &src, &dst);
+            assert!(p.raw_nearest().is_some(), "{sd:?} {dt:?}");
+            let plan = Plan::new(p).unwrap();
+            assert_eq!(plan.kernel_name(), "rows", "{sd:?} -> {dd:?} {dt:?}");
+            check_streamed(
+                &plan,
+                &mut rng,
+                &src,
+                &dst,
+                &format!("{sd:?} -> {dd:?} {dt:?}"),
+            );
+        }
+    }
+}
+
 /// The plan's output through the cache and streamed (the streaming rule forced), dst
 /// aligned and not, against the reference.
 fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: &str) {

@@ -35,6 +35,7 @@ mod hlerp;
 mod images;
 mod lanes;
 mod lanes_rows;
+mod nt_batch;
 pub(crate) mod planes;
 mod rows;
 
