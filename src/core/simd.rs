@@ -2481,6 +2481,94 @@ unsafe fn repeat_body<T: Copy, const K: usize>(src: *const u8, dst: *mut u8, n: 
     }
 }
 
+/// AVX-512 VBMI (byte permutes), detected once.
+pub(crate) fn byte_permutes() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static VBMI: OnceLock<bool> = OnceLock::new();
+        return isa() == Isa::Avx512
+            && *VBMI.get_or_init(|| {
+                is_x86_feature_detected!("avx512vbmi") && is_x86_feature_detected!("avx512bw")
+            });
+    }
+    #[allow(unreachable_code)]
+    false
+}
+
+/// `dst[o] = src[base[o / 64] + idx[o]]` for the `out_bytes` bytes of a row, from a source
+/// row of `src_bytes` (read only within it): one two-register byte permute per 64 bytes.
+///
+/// # Safety
+/// `src` holds `src_bytes`, `dst` has room for `out_bytes`; the tables are consistent
+/// (every `base + idx` of a stored byte below `src_bytes`); [`byte_permutes`] said yes.
+pub(crate) unsafe fn permute_bytes(
+    base: &[u32],
+    idx: &[u8],
+    src: *const u8,
+    src_bytes: usize,
+    dst: *mut u8,
+    out_bytes: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn vbmi(
+        base: &[u32],
+        idx: &[u8],
+        src: *const u8,
+        src_bytes: usize,
+        dst: *mut u8,
+        out_bytes: usize,
+    ) {
+        use std::arch::x86_64::*;
+        // Bytes `0..n` of a 64-byte vector.
+        let mask = |n: usize| if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+        // SAFETY: loads stay within the `src_bytes` at `src` (masked near its end: masked-off
+        // bytes are not read), stores within the `out_bytes` at `dst`.
+        unsafe {
+            for (j, &b) in base.iter().enumerate() {
+                let b = b as usize;
+                let s = src.add(b);
+                let avail = src_bytes - b;
+                let (lo, hi) = if avail >= 128 {
+                    (
+                        _mm512_loadu_si512(s as *const _),
+                        _mm512_loadu_si512(s.add(64) as *const _),
+                    )
+                } else {
+                    (
+                        _mm512_maskz_loadu_epi8(mask(avail), s as *const i8),
+                        _mm512_maskz_loadu_epi8(
+                            mask(avail.saturating_sub(64)),
+                            s.add(64.min(avail)) as *const i8,
+                        ),
+                    )
+                };
+                let p = _mm512_loadu_si512(idx.as_ptr().add(64 * j) as *const _);
+                let v = _mm512_permutex2var_epi8(lo, p, hi);
+                let n = out_bytes - 64 * j;
+                if n >= 64 {
+                    _mm512_storeu_si512(dst.add(64 * j) as *mut _, v);
+                } else {
+                    _mm512_mask_storeu_epi8(dst.add(64 * j) as *mut i8, mask(n), v);
+                }
+            }
+        }
+    }
+    // SAFETY: the caller's contract; the VBMI variant runs only where `byte_permutes` said
+    // the CPU has it.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if byte_permutes() {
+            return vbmi(base, idx, src, src_bytes, dst, out_bytes);
+        }
+        for (o, &i) in idx[..out_bytes].iter().enumerate() {
+            let at = base[o / 64] as usize + i as usize;
+            debug_assert!(at < src_bytes);
+            *dst.add(o) = *src.add(at);
+        }
+    }
+}
+
 /// `dst[i*k + j] = src[i]` for `i < n`, `j < k`: nearest upsampling by an integer factor.
 pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
     // SAFETY: `by_k` gets the caller's contract (`n` elements of `size` bytes in, `n * k` out)

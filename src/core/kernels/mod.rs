@@ -236,6 +236,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 small,
                 w2: None,
                 repeat: None,
+                bperm: None,
                 plane_h: None,
                 rows_per_run: 1,
                 w,

@@ -26,6 +26,8 @@ pub(crate) struct RowGeom {
     pub w2: Option<W2>,
     /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
     pub repeat: Option<usize>,
+    /// Raw nearest rows of multi-element pixels: byte permute tables.
+    pub bperm: Option<images::BytePerm>,
     /// Forward runs are planes: this axis (the one before W) is walked inside a run.
     pub plane_h: Option<usize>,
     /// Output rows per run.
@@ -66,6 +68,8 @@ struct RawRow<'a> {
     /// Integer upsampling: each source pixel `k` times, of `n_in`.
     repeat: Option<usize>,
     n_in: usize,
+    /// Byte permute tables (raw bits only).
+    bperm: Option<&'a images::BytePerm>,
 }
 
 impl RawRow<'_> {
@@ -94,6 +98,14 @@ impl RawRow<'_> {
         mut at: impl FnMut(usize, usize) -> *mut u8,
     ) {
         let n = self.idx.len();
+        if let Some(bp) = self.bperm {
+            // SAFETY: the caller's contract; the tables describe this row.
+            unsafe {
+                let dq = at(0, n);
+                simd::permute_bytes(&bp.base, &bp.idx, sp, bp.src_bytes, dq, bp.out_bytes);
+            }
+            return;
+        }
         // A repeat's pieces start on a source pixel: `i0` of them before `o0`.
         let (mut o0, mut i0) = (0, 0);
         while o0 < n {
@@ -238,6 +250,12 @@ pub(crate) fn fwd_row_geom(
                 .enumerate()
                 .all(|(o, &i)| i as usize == o / k)
         });
+    let bperm = match lane {
+        Some((_, nc)) if p.raw_nearest() == Some(RawCopy::Bits) => {
+            images::BytePerm::new(&pix.idx, nc * s.dtype.size(), s.dims[w])
+        }
+        _ => None,
+    };
     // Runs are planes: the last axis before W other than the lane axis is walked inside.
     let plane_h = (0..w).rev().find(|&a| Some(a) != lane.map(|l| l.0));
     let rows_per_run = plane_h.map_or(1, |h| d.dims[h]);
@@ -320,6 +338,7 @@ pub(crate) fn fwd_row_geom(
         small,
         w2,
         repeat,
+        bperm,
         w,
         lane,
         wx,
@@ -510,6 +529,7 @@ pub(crate) unsafe fn rows(
                     idx: &pix.idx,
                     repeat: g.repeat,
                     n_in: s.dims[w],
+                    bperm: g.bperm.as_ref(),
                 };
                 let step = row.step();
                 let n = g.out_w * dsz;
