@@ -39,8 +39,8 @@ impl NtBatch {
     /// caller writes all `n` bytes at the returned pointer before asking for another slot.
     #[inline]
     pub(crate) unsafe fn slot(&mut self, dst: *mut u8, n: usize) -> *mut u8 {
-        // SAFETY: the pending bytes were promised writable by earlier slots; the offsets
-        // below lie in the buffer, which holds 64 bytes more than any batch.
+        // SAFETY: the pending bytes were promised writable by earlier slots; the slot lies in
+        // the buffer, grown to hold the batch past dst's offset.
         unsafe {
             if self.len > 0 {
                 if dst != self.dst.wrapping_add(self.len) {
@@ -52,12 +52,8 @@ impl NtBatch {
             if self.len == 0 {
                 self.dst = dst;
             }
-            let need = self.dst as usize % 64 + self.len + n;
-            if need > self.buf.len() {
-                self.buf.resize(need);
-            }
-            // dst's offset within its line: the stream copy then loads whole buffer lines.
-            let p = self.buf.as_mut_ptr().add(self.dst as usize % 64 + self.len);
+            // At dst's offset within its line: the stream copy then loads whole buffer lines.
+            let p = simd::scratch_bytes_like(&mut self.buf, self.dst, self.len + n).add(self.len);
             self.len += n;
             p
         }
