@@ -10,7 +10,7 @@
 //! linear takes 1.87 ms plain and 1.01 streamed, nchw 8x64 56->112 1.96 plain and 2.62
 //! streamed (one thread, side by side).
 //!
-//! So: plain within the threads' L2 (raw copies: a quarter of their LLC share), streamed
+//! So: plain within the threads' L2, streamed
 //! beyond their sysfs share of the last level, and in between each problem times both on
 //! its first executions, each kind in a block of its own, and keeps the faster.
 //! The trial belongs to the problem (a registry keyed by the canonical problem), not to one
@@ -100,23 +100,8 @@ pub(crate) struct StreamRule {
     /// Source plus destination bytes (raw nearest copies count 8/9 of them: their partly
     /// cached lines keep plain stores ahead a little longer).
     bytes: usize,
-    /// A raw nearest copy (see [`plain_per_thread`]).
-    copy: bool,
     /// `None`: this ISA has no streamed stores here, or the problem fits every L2.
     trial: Option<Arc<Trial>>,
-}
-
-/// Bytes per thread that always keep plain stores. Raw nearest copies keep them up to a
-/// quarter of the last-level share: their plain output stays cached from call to call,
-/// which a trial that alternated the two kinds did not see (1 thread, Intel Xeon, side by side: nchw f32
-/// 1x256 34x25->68x50 0.22 ms plain, 0.35 streamed; 8x64 56->112 1.35 / 1.64; 8x256
-/// 32->64, 40 MB, 3.4 / 2.8).
-fn plain_per_thread(copy: bool, l2: usize, llc: usize) -> usize {
-    if copy {
-        l2.max(llc / 4)
-    } else {
-        l2
-    }
 }
 
 /// One execution's choice; hand it back to [`StreamRule::end`].
@@ -138,7 +123,7 @@ impl StreamRule {
         // Only x86 vector code has streamed stores here; elsewhere scratch would be a copy.
         let has_nt = cfg!(target_arch = "x86_64") && isa != Isa::Base;
         let trial = (has_nt && bytes > cache::l2_per_core()).then(|| registered(key()));
-        StreamRule { bytes, copy, trial }
+        StreamRule { bytes, trial }
     }
 
     /// Decided per execution: the thread count can change after planning.
@@ -151,8 +136,7 @@ impl StreamRule {
         };
         let threads = threads::max_threads();
         let llc = cache::llc_per_core();
-        let plain = plain_per_thread(self.copy, cache::l2_per_core(), llc);
-        match zone(self.bytes, threads, plain, llc) {
+        match zone(self.bytes, threads, cache::l2_per_core(), llc) {
             Zone::Plain => Choice {
                 nt: false,
                 timed: None,
@@ -309,10 +293,6 @@ mod tests {
         assert_eq!(zone((16 << 20) + 1, 1, l2, llc), Zone::Stream);
         assert_eq!(zone((16 << 20) + 1, 2, l2, llc), Zone::Trial);
         assert_eq!(zone(usize::MAX, usize::MAX, l2, llc), Zone::Plain);
-        // Raw copies keep plain stores up to a quarter of the share, never below the L2.
-        assert_eq!(plain_per_thread(false, l2, llc), l2);
-        assert_eq!(plain_per_thread(true, l2, llc), 4 << 20);
-        assert_eq!(plain_per_thread(true, l2, 4 << 20), l2);
     }
 
     /// Runs a trial where streamed executions take `nt_ms` and the plain ones in a row
