@@ -2495,20 +2495,74 @@ pub(crate) fn byte_permutes() -> bool {
     false
 }
 
-/// `dst[o] = src[base[o / 64] + idx[o]]` for the `out_bytes` bytes of a row, from a source
-/// row of `src_bytes` (read only within it): one two-register byte permute per 64 bytes.
+/// (output bytes per block, source window bytes) of this CPU's byte permutes: 64 from 128
+/// with AVX-512 VBMI (`vpermt2b`), 16 from 16 with SSSE3 `pshufb` on the other x86 vector
+/// ISAs; none elsewhere.
+pub(crate) fn byte_permute_blocks() -> Option<(usize, usize)> {
+    if byte_permutes() {
+        return Some((64, 128));
+    }
+    match isa() {
+        Isa::Avx2 | Isa::Avx512 if cfg!(target_arch = "x86_64") => Some((16, 16)),
+        _ => None,
+    }
+}
+
+/// `dst[o] = src[base[o / block] + idx[o]]` for the `out_bytes` bytes of a row, from a
+/// source row of `src_bytes` (read only within it): one byte permute per `block` bytes
+/// (see [`byte_permute_blocks`]).
 ///
 /// # Safety
 /// `src` holds `src_bytes`, `dst` has room for `out_bytes`; the tables are consistent
-/// (every `base + idx` of a stored byte below `src_bytes`); [`byte_permutes`] said yes.
+/// (every `base + idx` of a stored byte below `src_bytes`, `idx` below the window) and were
+/// built for this CPU's `block` by [`byte_permute_blocks`].
 pub(crate) unsafe fn permute_bytes(
     base: &[u32],
     idx: &[u8],
+    block: usize,
     src: *const u8,
     src_bytes: usize,
     dst: *mut u8,
     out_bytes: usize,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "ssse3")]
+    unsafe fn ssse3(
+        base: &[u32],
+        idx: &[u8],
+        src: *const u8,
+        src_bytes: usize,
+        dst: *mut u8,
+        out_bytes: usize,
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: loads stay within the `src_bytes` at `src` (a window near its end is
+        // copied to the stack first), stores within the `out_bytes` at `dst` (the last
+        // block's through the stack).
+        unsafe {
+            for (j, &b) in base.iter().enumerate() {
+                let b = b as usize;
+                let avail = src_bytes - b;
+                let w = if avail >= 16 {
+                    _mm_loadu_si128(src.add(b) as *const __m128i)
+                } else {
+                    let mut t = [0u8; 16];
+                    std::ptr::copy_nonoverlapping(src.add(b), t.as_mut_ptr(), avail);
+                    _mm_loadu_si128(t.as_ptr() as *const __m128i)
+                };
+                let p = _mm_loadu_si128(idx.as_ptr().add(16 * j) as *const __m128i);
+                let v = _mm_shuffle_epi8(w, p);
+                let n = out_bytes - 16 * j;
+                if n >= 16 {
+                    _mm_storeu_si128(dst.add(16 * j) as *mut __m128i, v);
+                } else {
+                    let mut t = [0u8; 16];
+                    _mm_storeu_si128(t.as_mut_ptr() as *mut __m128i, v);
+                    std::ptr::copy_nonoverlapping(t.as_ptr(), dst.add(16 * j), n);
+                }
+            }
+        }
+    }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn vbmi(
@@ -2555,14 +2609,18 @@ pub(crate) unsafe fn permute_bytes(
         }
     }
     // SAFETY: the caller's contract; the VBMI variant runs only where `byte_permutes` said
-    // the CPU has it.
+    // the CPU has it, the SSSE3 one on the x86 vector ISAs (which imply it).
     unsafe {
         #[cfg(target_arch = "x86_64")]
-        if byte_permutes() {
-            return vbmi(base, idx, src, src_bytes, dst, out_bytes);
+        match block {
+            64 if byte_permutes() => return vbmi(base, idx, src, src_bytes, dst, out_bytes),
+            16 if matches!(isa(), Isa::Avx2 | Isa::Avx512) => {
+                return ssse3(base, idx, src, src_bytes, dst, out_bytes)
+            }
+            _ => {}
         }
         for (o, &i) in idx[..out_bytes].iter().enumerate() {
-            let at = base[o / 64] as usize + i as usize;
+            let at = base[o / block] as usize + i as usize;
             debug_assert!(at < src_bytes);
             *dst.add(o) = *src.add(at);
         }

@@ -71,45 +71,46 @@ pub(crate) fn expand(f: &FwdTaps, nc: usize) -> FwdTaps {
 }
 
 /// A raw nearest row of pixels wider than one element as bytes permuted from windows of
-/// the source row: per 64-byte block of the output row, where its 128-byte source window
-/// starts and each output byte's index into it. The per-pixel copies it replaces cost a
-/// few cycles per pixel (nhwc f32 C=3 1080x1920->2160x3840 took 15 ms where the memory
-/// needs 6).
+/// the source row: per block of the output row (64 bytes from a 128-byte window with
+/// AVX-512 VBMI, 16 from 16 with SSSE3: [`simd::byte_permute_blocks`]), where its source
+/// window starts and each output byte's index into it. The per-pixel copies it replaces
+/// cost a few cycles per pixel (nhwc f32 C=3 1080x1920->2160x3840 took 15 ms where the
+/// memory needs 6; u8 with `RESAMPLE_ISA=avx2` 7.9 ms where it needs 1.5).
 #[derive(Clone, Debug)]
 pub(crate) struct BytePerm {
     pub base: Vec<u32>,
-    /// 64 per block (the last block's past the row's end are 0).
+    /// `block` per block (the last block's past the row's end are 0).
     pub idx: Vec<u8>,
+    pub block: usize,
     pub out_bytes: usize,
     pub src_bytes: usize,
 }
 
 impl BytePerm {
     /// The tables for pixels of `px` bytes, output pixel `o` being source pixel
-    /// `pix[o]` of `n_in`, when every block's window fits 128 bytes and the CPU has byte
-    /// permutes (AVX-512 VBMI).
+    /// `pix[o]` of `n_in`, when the CPU has byte permutes and every block's source bytes
+    /// fit their window.
     pub(crate) fn new(pix: &[u32], px: usize, n_in: usize) -> Option<BytePerm> {
-        if !simd::byte_permutes() {
-            return None;
-        }
+        let (block, window) = simd::byte_permute_blocks()?;
         let out_bytes = pix.len().checked_mul(px)?;
         let src_bytes = n_in.checked_mul(px)?;
         if src_bytes >= u32::MAX as usize {
             return None;
         }
         let at = |o: usize| pix[o / px] as usize * px + o % px;
-        let blocks = out_bytes.div_ceil(64);
+        let blocks = out_bytes.div_ceil(block);
         let mut t = BytePerm {
             base: Vec::with_capacity(blocks),
-            idx: vec![0; blocks * 64],
+            idx: vec![0; blocks * block],
+            block,
             out_bytes,
             src_bytes,
         };
         for j in 0..blocks {
-            let r = 64 * j..(64 * j + 64).min(out_bytes);
+            let r = block * j..(block * j + block).min(out_bytes);
             let lo = r.clone().map(at).min()?;
             let hi = r.clone().map(at).max()?;
-            if hi - lo >= 128 {
+            if hi - lo >= window {
                 return None;
             }
             t.base.push(lo as u32);
@@ -297,9 +298,17 @@ mod tests {
     /// The byte permute tables and kernel move every byte where the pixel mapping says, at
     /// every pixel size, for nearest tables up, down and odd (the source row allocated to
     /// its exact size, so the window loads near its end are the masked ones); tables that
-    /// do not fit are refused. Where the CPU has no byte permutes there are no tables.
+    /// do not fit are refused. Every ISA of this CPU builds its own block size; where there
+    /// are no byte permutes there are no tables.
     #[test]
     fn byte_permutes_follow_the_pixel_map() {
+        use super::super::super::simd;
+        for isa in simd::available_isas() {
+            simd::with_isa(isa, byte_permutes_on_this_isa);
+        }
+    }
+
+    fn byte_permutes_on_this_isa() {
         use super::super::super::simd;
         use super::BytePerm;
         let mut rng = crate::core::tests::Rng::new(0xb17e_5eed);
@@ -323,6 +332,7 @@ mod tests {
                 simd::permute_bytes(
                     &bp.base,
                     &bp.idx,
+                    bp.block,
                     src.as_ptr(),
                     bp.src_bytes,
                     out.as_mut_ptr(),
@@ -334,6 +344,8 @@ mod tests {
                 assert_eq!(v, want, "case {case} px {px} {n_in}->{n_out} byte {o}");
             }
         }
-        assert_eq!(built > 100, simd::byte_permutes(), "{built} tables");
+        let isa = simd::isa();
+        let want = simd::byte_permute_blocks().is_some();
+        assert_eq!(built > 100, want, "{isa:?}: {built} tables");
     }
 }

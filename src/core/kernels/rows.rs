@@ -102,7 +102,15 @@ impl RawRow<'_> {
             // SAFETY: the caller's contract; the tables describe this row.
             unsafe {
                 let dq = at(0, n);
-                simd::permute_bytes(&bp.base, &bp.idx, sp, bp.src_bytes, dq, bp.out_bytes);
+                simd::permute_bytes(
+                    &bp.base,
+                    &bp.idx,
+                    bp.block,
+                    sp,
+                    bp.src_bytes,
+                    dq,
+                    bp.out_bytes,
+                );
             }
             return;
         }
