@@ -126,25 +126,25 @@ impl PermTable {
     fn split(&mut self, t: &WTable) {
         let blocks = self.base.len();
         let span = |v: &[u32]| (*v.iter().min().unwrap(), *v.iter().max().unwrap());
-        let mut base1 = Vec::with_capacity(blocks);
+        // Every block's (i0 window, i1 window) first: a block that does not fit leaves the
+        // tables as they are.
+        let mut bases = Vec::with_capacity(blocks);
         for k in 0..blocks {
             let r = k * 8..(k + 1) * 8;
             let ((lo0, hi0), (lo1, hi1)) = (span(&t.i0[r.clone()]), span(&t.i1[r]));
             if hi0 - lo0 >= 8 || hi1 - lo1 >= 8 {
                 return;
             }
-            base1.push(lo1);
+            bases.push((lo0, lo1));
         }
-        for k in 0..blocks {
-            let r = k * 8..(k + 1) * 8;
-            let lo0 = *t.i0[r.clone()].iter().min().unwrap();
+        for (k, &(lo0, lo1)) in bases.iter().enumerate() {
             self.base[k] = lo0;
-            for j in r {
+            for j in k * 8..(k + 1) * 8 {
                 self.p0[j] = (t.i0[j] - lo0) as u8;
-                self.p1[j] = (t.i1[j] - base1[k]) as u8;
+                self.p1[j] = (t.i1[j] - lo1) as u8;
             }
         }
-        self.base1 = base1;
+        self.base1 = bases.into_iter().map(|b| b.1).collect();
     }
 }
 

@@ -120,6 +120,27 @@ impl BytePerm {
         }
         Some(t)
     }
+
+    /// Writes the row's `out_bytes` at `dst` from the source row at `src`.
+    ///
+    /// # Safety
+    /// `src` holds the `src_bytes` of the row these tables were built for, `dst` has room
+    /// for `out_bytes`, and the ISA is the one they were built under.
+    pub(crate) unsafe fn permute(&self, src: *const u8, dst: *mut u8) {
+        // SAFETY: the caller's contract; `new` made every `base + idx` of a stored byte
+        // fall within `src_bytes` and within its block's window.
+        unsafe {
+            simd::permute_bytes(
+                &self.base,
+                &self.idx,
+                self.block,
+                src,
+                self.src_bytes,
+                dst,
+                self.out_bytes,
+            )
+        }
+    }
 }
 
 /// Stores a flat row of f32 results at dst element `off` with post-ops, the logical index
@@ -328,17 +349,7 @@ mod tests {
             let src: Vec<u8> = (0..n_in * px).map(|_| rng.next() as u8).collect();
             let mut out = vec![0u8; n_out * px];
             // SAFETY: the tables were built for this row; the buffers have their sizes.
-            unsafe {
-                simd::permute_bytes(
-                    &bp.base,
-                    &bp.idx,
-                    bp.block,
-                    src.as_ptr(),
-                    bp.src_bytes,
-                    out.as_mut_ptr(),
-                    bp.out_bytes,
-                )
-            };
+            unsafe { bp.permute(src.as_ptr(), out.as_mut_ptr()) };
             for (o, &v) in out.iter().enumerate() {
                 let want = src[pix[o / px] as usize * px + o % px];
                 assert_eq!(v, want, "case {case} px {px} {n_in}->{n_out} byte {o}");

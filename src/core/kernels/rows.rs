@@ -100,18 +100,7 @@ impl RawRow<'_> {
         let n = self.idx.len();
         if let Some(bp) = self.bperm {
             // SAFETY: the caller's contract; the tables describe this row.
-            unsafe {
-                let dq = at(0, n);
-                simd::permute_bytes(
-                    &bp.base,
-                    &bp.idx,
-                    bp.block,
-                    sp,
-                    bp.src_bytes,
-                    dq,
-                    bp.out_bytes,
-                );
-            }
+            unsafe { bp.permute(sp, at(0, n)) };
             return;
         }
         // A repeat's pieces start on a source pixel: `i0` of them before `o0`.
