@@ -30,6 +30,8 @@ pub(crate) enum Strategy {
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
     BwdStream(kernels::bwd_stream::StreamGeom),
     BwdPlanes(kernels::bwd_planes::PlaneGeom),
+    /// Backward nearest at integer upsampling ratios: each diff_src row sums its boxes.
+    BwdBox(kernels::bwd_box::BoxGeom),
     /// Backward over tiny resampled extents, vectorised across an identity axis.
     BwdTiny(kernels::bwd_tiny::TinyGeom),
     /// Backward of forward downsampling over small planes: diff_dst scattered.
@@ -58,6 +60,7 @@ impl Strategy {
             Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",
+            Strategy::BwdBox(_) => "bwd_box",
             Strategy::BwdTiny(_) => "bwd_tiny",
             Strategy::BwdScatter(_) => "bwd_scatter",
             Strategy::Copy(_) => "copy",
@@ -349,6 +352,13 @@ impl Plan {
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
                 // planes, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_planes::run(p, t, g, b, s, e) },
+            ),
+            Strategy::BwdBox(g) => par(
+                g.runs,
+                (grain_elems / g.run_cost(p.dst.dims[g.w])).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // diff_src rows, so every dst element has one writer.
+                &|s, e| unsafe { kernels::bwd_box::run(p, t, g, b, s, e) },
             ),
             Strategy::BwdTiny(g) => par(
                 g.runs,

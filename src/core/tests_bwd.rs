@@ -851,3 +851,95 @@ fn laned_pixel_blocks_match_reference_on_every_isa() {
         matches_reference_on(&mut rng, case, &p, &isas);
     }
 }
+
+/// Nearest integer upsampling (`bwd_box`): ncw / nchw / ncdhw, `w` by 1 or 2 and the other
+/// axes by 1..4 under the rules that give boxes there (oneDNN, floor) and one that does not
+/// (an off-ratio affine scale, which must be refused), rows of 1..70 (vector tails),
+/// f32 / bf16 diff_dst, any diff_src type, offset and misaligned buffers, special values:
+/// the reference's bits on every ISA, and the box walk taken on every vector ISA.
+#[test]
+fn box_rows_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0xB0C5);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::BTreeMap::new();
+    for case in 0..300 {
+        let spatial = rng.range(1, 3);
+        let mut fin = vec![rng.range(1, 2), rng.range(1, 5)];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(7);
+        for k in 0..spatial {
+            let last = k + 1 == spatial;
+            let i = if last {
+                rng.range(1, 70)
+            } else {
+                rng.range(1, 9)
+            };
+            let o = i * if last {
+                rng.range(1, 2)
+            } else {
+                rng.range(1, 4)
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(match flavour {
+                0 | 1 => AxisRule::OnednnHalfPixel,
+                2 => AxisRule::OnednnHalfPixelJitBwd,
+                3 | 4 => AxisRule::Floor {
+                    ratio: i as f32 / o as f32,
+                    exact: rng.below(2) == 0,
+                },
+                _ => random_rule(&mut rng, 2, i, o, false),
+            });
+        }
+        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
+        let mut src = Layout::dense(sdt, &fout);
+        if rng.below(4) == 0 {
+            src.offset = rng.below(40);
+        }
+        let p = Problem {
+            alg: Algorithm::Nearest,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst: Layout::dense(ddt, &fin),
+            post_ops: vec![],
+            numerics: if flavour < 3 {
+                Numerics::Onednn
+            } else {
+                Numerics::Ieee
+            },
+        };
+        matches_reference_on(&mut rng, case, &p, &isas);
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            *kinds.entry((isa, plan.kernel_name())).or_insert(0) += 1;
+            // Misaligned buffers: f32 sums then go through the row buffer.
+            let s = fill(&mut rng, &p.src, false);
+            let (mut slow, mut s1, mut f1) = (
+                fill(&mut rng, &p.dst, false),
+                vec![0u8; s.len() + 1],
+                vec![0u8; 0],
+            );
+            f1.resize(slow.len() + 1, 0);
+            s1[1..].copy_from_slice(&s);
+            plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
+            plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            assert!(
+                f1[1..] == slow[..],
+                "case {case} misaligned ({isa:?})\n{p:?}"
+            );
+        }
+    }
+    for isa in isas {
+        let n = kinds.get(&(isa, "bwd_box")).copied().unwrap_or(0);
+        match isa {
+            simd::Isa::Base => assert_eq!(n, 0, "{kinds:?}"),
+            // Refused: off-ratio affine rules, every axis 1:1 (the flat walk), and on NEON
+            // bf16 diff_dst.
+            simd::Isa::Neon => assert!(n > 80, "bwd_box took {n} of 300: {kinds:?}"),
+            _ => assert!(n > 100, "bwd_box took {n} of 300 on {isa:?}: {kinds:?}"),
+        }
+    }
+}

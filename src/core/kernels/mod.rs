@@ -15,6 +15,7 @@
 //! corner tables, the stream rule.
 
 // The tables are planned on every target; only x86 has the block kernels that read them.
+pub(crate) mod bwd_box;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod bwd_perm;
 pub(crate) mod bwd_planes;
@@ -223,6 +224,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if rows_ok {
         let runs: usize = d.dims[..w].iter().product();
         if p.direction == Direction::Backward {
+            if let Some(g) = bwd_box::plan(p, t) {
+                return Strategy::BwdBox(g);
+            }
             if let Some(g) = bwd_planes::plan(p, t) {
                 return Strategy::BwdPlanes(g);
             }
