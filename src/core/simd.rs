@@ -2608,13 +2608,14 @@ pub(crate) unsafe fn permute_bytes(
             }
         }
     }
-    // SAFETY: the caller's contract; the VBMI variant runs only where `byte_permutes` said
-    // the CPU has it, the SSSE3 one on the x86 vector ISAs (which imply it).
+    // SAFETY: the caller's contract; each variant runs only on the block size
+    // `byte_permute_blocks` gives this CPU (VBMI where `byte_permutes` said so, SSSE3 on the
+    // x86 vector ISAs, which imply it).
     unsafe {
         #[cfg(target_arch = "x86_64")]
-        match block {
-            64 if byte_permutes() => return vbmi(base, idx, src, src_bytes, dst, out_bytes),
-            16 if matches!(isa(), Isa::Avx2 | Isa::Avx512) => {
+        match byte_permute_blocks() {
+            Some((64, _)) if block == 64 => return vbmi(base, idx, src, src_bytes, dst, out_bytes),
+            Some((16, _)) if block == 16 => {
                 return ssse3(base, idx, src, src_bytes, dst, out_bytes)
             }
             _ => {}

@@ -77,6 +77,12 @@ const PLAIN: u32 = 5;
 /// 130 MiB share: 18 ms plain, 11 streamed), and a trial there costs more than a
 /// benchmark's dozen timed executions can hide.
 const STREAM_BEYOND: usize = 64 << 20;
+/// The last-level cache share a problem is weighed against: the sysfs one, capped at
+/// [`STREAM_BEYOND`].
+fn llc_share(llc: usize) -> usize {
+    llc.min(STREAM_BEYOND)
+}
+
 /// Problems the registry remembers; beyond, new ones keep a trial of their own plan.
 const MAX_PROBLEMS: usize = 4096;
 /// Thread counts one problem remembers a decision for.
@@ -141,7 +147,7 @@ impl StreamRule {
             };
         };
         let threads = threads::max_threads();
-        let llc = cache::llc_per_core().min(STREAM_BEYOND);
+        let llc = llc_share(cache::llc_per_core());
         match zone(self.bytes, threads, cache::l2_per_core(), llc) {
             Zone::Plain => Choice {
                 nt: false,
@@ -300,7 +306,7 @@ mod tests {
         assert_eq!(zone((16 << 20) + 1, 2, l2, llc), Zone::Trial);
         assert_eq!(zone(usize::MAX, usize::MAX, l2, llc), Zone::Plain);
         // The share is capped: a 130 MiB one streams beyond 64 MiB a thread.
-        let big = (130usize << 20).min(STREAM_BEYOND);
+        let big = llc_share(130 << 20);
         assert_eq!(zone(119 << 20, 1, l2, big), Zone::Stream);
         assert_eq!(zone(119 << 20, 2, l2, big), Zone::Trial);
     }

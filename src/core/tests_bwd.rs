@@ -917,12 +917,8 @@ fn box_rows_match_reference_on_every_isa() {
             *kinds.entry((isa, plan.kernel_name())).or_insert(0) += 1;
             // Misaligned buffers: f32 sums then go through the row buffer.
             let s = fill(&mut rng, &p.src, false);
-            let (mut slow, mut s1, mut f1) = (
-                fill(&mut rng, &p.dst, false),
-                vec![0u8; s.len() + 1],
-                vec![0u8; 0],
-            );
-            f1.resize(slow.len() + 1, 0);
+            let mut slow = fill(&mut rng, &p.dst, false);
+            let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; slow.len() + 1]);
             s1[1..].copy_from_slice(&s);
             plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
             plan.execute_reference(&s, &mut slow, &[]).unwrap();

@@ -330,42 +330,26 @@ unsafe fn blocks(
     // aligned and the blocks are whole vectors.
     unsafe {
         #[cfg(target_arch = "x86_64")]
-        match (p.lanes, p.step, p.narrow, p.derived) {
-            (16, 16, true, Derived::W0) => avx512::<16, true, 1>(row, t, p, out, k0, k1, bias, nt),
-            (16, 16, true, Derived::W1) => avx512::<16, true, 2>(row, t, p, out, k0, k1, bias, nt),
-            (16, 16, true, Derived::None) => {
-                avx512::<16, true, 0>(row, t, p, out, k0, k1, bias, nt)
+        {
+            // The kernel variant `$k::<$c.., D>` for the table's derived weight.
+            macro_rules! by_derived {
+                ($k:ident, $($c:tt),*) => {
+                    match p.derived {
+                        Derived::W0 => $k::<$($c,)* 1>(row, t, p, out, k0, k1, bias, nt),
+                        Derived::W1 => $k::<$($c,)* 2>(row, t, p, out, k0, k1, bias, nt),
+                        Derived::None => $k::<$($c,)* 0>(row, t, p, out, k0, k1, bias, nt),
+                    }
+                };
             }
-            (16, 16, false, Derived::W0) => {
-                avx512::<16, false, 1>(row, t, p, out, k0, k1, bias, nt)
+            match (p.lanes, p.step, p.narrow, !p.base1.is_empty()) {
+                (16, 16, true, _) => by_derived!(avx512, 16, true),
+                (16, 16, false, _) => by_derived!(avx512, 16, false),
+                (16, _, _, _) => by_derived!(avx512, 8, false),
+                (_, 8, true, _) => by_derived!(avx2, true, false),
+                (_, 8, false, true) => by_derived!(avx2, false, true),
+                (_, 8, false, false) => by_derived!(avx2, false, false),
+                _ => avx2_half(row, t, p, out, k0, k1, bias),
             }
-            (16, 16, false, Derived::W1) => {
-                avx512::<16, false, 2>(row, t, p, out, k0, k1, bias, nt)
-            }
-            (16, 16, false, Derived::None) => {
-                avx512::<16, false, 0>(row, t, p, out, k0, k1, bias, nt)
-            }
-            (16, _, _, Derived::W0) => avx512::<8, false, 1>(row, t, p, out, k0, k1, bias, nt),
-            (16, _, _, Derived::W1) => avx512::<8, false, 2>(row, t, p, out, k0, k1, bias, nt),
-            (16, _, _, Derived::None) => avx512::<8, false, 0>(row, t, p, out, k0, k1, bias, nt),
-            (_, 8, false, Derived::W0) if !p.base1.is_empty() => {
-                avx2::<false, true, 1>(row, t, p, out, k0, k1, bias, nt)
-            }
-            (_, 8, false, Derived::W1) if !p.base1.is_empty() => {
-                avx2::<false, true, 2>(row, t, p, out, k0, k1, bias, nt)
-            }
-            (_, 8, false, Derived::None) if !p.base1.is_empty() => {
-                avx2::<false, true, 0>(row, t, p, out, k0, k1, bias, nt)
-            }
-            (_, 8, true, Derived::W0) => avx2::<true, false, 1>(row, t, p, out, k0, k1, bias, nt),
-            (_, 8, true, Derived::W1) => avx2::<true, false, 2>(row, t, p, out, k0, k1, bias, nt),
-            (_, 8, true, Derived::None) => avx2::<true, false, 0>(row, t, p, out, k0, k1, bias, nt),
-            (_, 8, false, Derived::W0) => avx2::<false, false, 1>(row, t, p, out, k0, k1, bias, nt),
-            (_, 8, false, Derived::W1) => avx2::<false, false, 2>(row, t, p, out, k0, k1, bias, nt),
-            (_, 8, false, Derived::None) => {
-                avx2::<false, false, 0>(row, t, p, out, k0, k1, bias, nt)
-            }
-            _ => avx2_half(row, t, p, out, k0, k1, bias),
         }
         #[cfg(target_arch = "aarch64")]
         match p.step {
