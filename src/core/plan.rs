@@ -57,6 +57,9 @@ impl Strategy {
             Strategy::BwdRows(_) => "bwd_rows",
             Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
+            Strategy::BwdStream(ref g) if g.perm.as_ref().is_some_and(|pm| pm.repeat.is_some()) => {
+                "bwd_repeat"
+            }
             Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",

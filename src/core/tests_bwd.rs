@@ -939,3 +939,70 @@ fn box_rows_match_reference_on_every_isa() {
         }
     }
 }
+
+/// Linear rows whose lists repeat (`bwd_repeat` on AVX-512: 2x upsampling along the row under
+/// every rule, any other axes; rows of one short step to many whole ones, stretches cut short
+/// where a window would leave the row, edges fused into the first step or summed on their
+/// own), f32 or bf16 diff_dst, and the other walks at the other ratios and ISAs: the
+/// reference's bits.
+#[test]
+fn repeating_rows_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x2E9E);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::BTreeMap::new();
+    for case in 0..300 {
+        let spatial = rng.range(1, 3);
+        let mut fin = vec![rng.range(1, 2), rng.range(1, 3)];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(5);
+        for k in 0..spatial {
+            let last = k + 1 == spatial;
+            let i = if last {
+                rng.range(1, 150)
+            } else {
+                rng.range(1, 6)
+            };
+            let o = match (last, rng.below(5)) {
+                (true, 0..=2) => 2 * i,
+                (true, 3) => (i / 2).max(1),
+                (true, _) => i * rng.range(1, 3),
+                (false, _) => rng.range(1, 12),
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(random_rule(&mut rng, flavour, i, o, true));
+        }
+        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
+        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+        let mut src = Layout::dense(sdt, &fout);
+        if rng.below(4) == 0 {
+            src.offset = rng.below(40);
+        }
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst: Layout::dense(ddt, &fin),
+            post_ops: vec![],
+            numerics: if flavour < 2 {
+                Numerics::Onednn
+            } else {
+                Numerics::Ieee
+            },
+        };
+        matches_reference_on(&mut rng, case, &p, &isas);
+        for &isa in &isas {
+            let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
+            *kinds.entry((isa, name)).or_insert(0) += 1;
+        }
+    }
+    if isas.contains(&simd::Isa::Avx512) {
+        let n = kinds
+            .get(&(simd::Isa::Avx512, "bwd_repeat"))
+            .copied()
+            .unwrap_or(0);
+        assert!(n > 70, "bwd_repeat took {n} of 300: {kinds:?}");
+    }
+}

@@ -19,6 +19,8 @@ pub(crate) mod bwd_box;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod bwd_perm;
 pub(crate) mod bwd_planes;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) mod bwd_repeat;
 pub(crate) mod bwd_scatter;
 pub(crate) mod bwd_stream;
 pub(crate) mod bwd_tiny;
