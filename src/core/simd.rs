@@ -1918,6 +1918,13 @@ unsafe fn gather_body<T: Copy>(src: *const u8, dst: *mut u8, idx: &[u32]) {
     }
 }
 
+/// Outputs ahead of the current block whose source lines [`gather_blocks`] prefetches: a
+/// plane-wide gather downsampling by 2 reads every other row, which the hardware does not
+/// prefetch in time (nchw f32 8x64 112x112->56x56 nearest, 1 thread: 1.42 -> 1.16 ms,
+/// oneDNN 1.09-1.41 in the same runs).
+#[cfg(target_arch = "x86_64")]
+const GATHER_AHEAD: usize = 128;
+
 /// [`gather_body`] in blocks of `k` outputs: `block(o)` writes outputs from `o` with vectors
 /// and says how many (0: none, and those `k` go element by element); the last outputs short
 /// of a block go element by element too.
@@ -1933,8 +1940,15 @@ unsafe fn gather_blocks<T: Copy>(
     // SAFETY: `gather_body`'s contract is the caller's; `block` writes only the outputs it
     // reports, and every element-wise range lies inside `idx`.
     unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let mut o = 0;
         while o + k <= idx.len() {
+            if let Some(&i) = idx.get(o + GATHER_AHEAD) {
+                // The two lines a block of 16 four-byte outputs at a ratio of 2 reads.
+                let line = src.wrapping_add(i as usize) as *const i8;
+                _mm_prefetch::<_MM_HINT_T0>(line);
+                _mm_prefetch::<_MM_HINT_T0>(line.wrapping_add(64));
+            }
             match block(o) {
                 0 => {
                     gather_body::<T>(src as *const u8, dst.add(o) as *mut u8, &idx[o..o + k]);
