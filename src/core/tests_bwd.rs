@@ -594,6 +594,38 @@ fn fused_lane_tails_match_reference_on_every_isa() {
     assert!(streamed >= 18, "laned rows took {streamed} of 22");
 }
 
+/// A dense backward problem over `axes` (diff_dst `fout`, diff_src `fin`): diff_src f32,
+/// bf16 or f16, diff_dst f32 or bf16 with an offset one time in four, oneDNN numerics for
+/// the oneDNN rule flavours of [`random_rule`].
+fn dense_bwd(
+    rng: &mut Rng,
+    alg: Algorithm,
+    axes: Vec<AxisRule>,
+    fin: &[usize],
+    fout: &[usize],
+    flavour: usize,
+) -> Problem {
+    let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
+    let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+    let mut src = Layout::dense(sdt, fout);
+    if rng.below(4) == 0 {
+        src.offset = rng.below(40);
+    }
+    Problem {
+        alg,
+        direction: Direction::Backward,
+        axes,
+        src,
+        dst: Layout::dense(ddt, fin),
+        post_ops: vec![],
+        numerics: if flavour < 2 {
+            Numerics::Onednn
+        } else {
+            Numerics::Ieee
+        },
+    }
+}
+
 /// Rows beyond the plane walk (nchw-like, diff_dst f32 or bf16): the permuted-window walk on AVX-512
 /// and AVX2 (`bwd_stream_perm`: blocks of 16 or 8 elements, shared or per-slot windows, wide
 /// blocks at clamped edges, masked loads at the row's end) and the row walk elsewhere, at every
@@ -630,25 +662,7 @@ fn permuted_rows_match_reference_on_every_isa() {
             fout.push(o);
             axes.push(random_rule(&mut rng, flavour, i, o, true));
         }
-        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
-        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
-        let mut src = Layout::dense(sdt, &fout);
-        if rng.below(4) == 0 {
-            src.offset = rng.below(40);
-        }
-        let p = Problem {
-            alg,
-            direction: Direction::Backward,
-            axes,
-            src,
-            dst: Layout::dense(ddt, &fin),
-            post_ops: vec![],
-            numerics: if flavour < 2 {
-                Numerics::Onednn
-            } else {
-                Numerics::Ieee
-            },
-        };
+        let p = dense_bwd(&mut rng, alg, axes, &fin, &fout, flavour);
         matches_reference_on(&mut rng, case, &p, &isas);
         for &isa in &isas {
             let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
@@ -973,25 +987,7 @@ fn repeating_rows_match_reference_on_every_isa() {
             fout.push(o);
             axes.push(random_rule(&mut rng, flavour, i, o, true));
         }
-        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
-        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
-        let mut src = Layout::dense(sdt, &fout);
-        if rng.below(4) == 0 {
-            src.offset = rng.below(40);
-        }
-        let p = Problem {
-            alg: Algorithm::Linear,
-            direction: Direction::Backward,
-            axes,
-            src,
-            dst: Layout::dense(ddt, &fin),
-            post_ops: vec![],
-            numerics: if flavour < 2 {
-                Numerics::Onednn
-            } else {
-                Numerics::Ieee
-            },
-        };
+        let p = dense_bwd(&mut rng, Algorithm::Linear, axes, &fin, &fout, flavour);
         matches_reference_on(&mut rng, case, &p, &isas);
         for &isa in &isas {
             let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
