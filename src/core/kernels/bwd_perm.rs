@@ -563,7 +563,7 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: 
 /// As [`row`].
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
-unsafe fn wide_block<const M: usize, const LIN: bool, const BF: bool>(
+pub(super) unsafe fn wide_block<const M: usize, const LIN: bool, const BF: bool>(
     src: *const u8,
     segs: &[Segs],
     combos: &[(u32, u32)],

@@ -195,7 +195,8 @@ impl Repeat {
     }
 }
 
-/// One row: the stretch's blocks in steps, then the edges not summed beside them.
+/// One row: the stretch's blocks in steps, then the edges not summed beside them (lane by
+/// lane, as the general walk's wide blocks).
 ///
 /// # Safety
 /// As [`super::bwd_perm::row`], on AVX-512F; `segs` are the lists `r` was found in.
@@ -219,16 +220,9 @@ pub(crate) unsafe fn row<const M: usize, const BF: bool>(
         if r.fused.is_some() {
             return;
         }
-        for e in r.edges.chunks(2) {
-            edges::<M, BF>(
-                src,
-                segs,
-                combos,
-                pos,
-                out,
-                e[0] as usize,
-                e[e.len() - 1] as usize,
-            );
+        for &e in &r.edges {
+            let e = e as usize;
+            super::bwd_perm::wide_block::<M, true, BF>(src, segs, combos, pos, out, e..e + 1);
         }
     }
 }
@@ -263,60 +257,6 @@ unsafe fn fused_terms<const M: usize, const BF: bool>(
             }
             *acc += v * l.w[j];
         }
-    }
-}
-
-/// Elements `a` and `b` (possibly the same) from their own lists, side by side (two chains).
-///
-/// # Safety
-/// Every list column of `a` and `b` lies in each position's row; `out` holds both.
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-unsafe fn edges<const M: usize, const BF: bool>(
-    src: *const u8,
-    segs: &[Segs],
-    combos: &[(u32, u32)],
-    pos: &[Term],
-    out: *mut f32,
-    a: usize,
-    b: usize,
-) {
-    // SAFETY: the caller's.
-    unsafe {
-        let at = |k: usize| {
-            if BF {
-                super::super::dtype::bf16_to_f32(*(src as *const u16).add(k))
-            } else {
-                *(src as *const f32).add(k)
-            }
-        };
-        let (mut x, mut y) = (0f32, 0f32);
-        for &(p0, p1) in combos {
-            for g in segs {
-                let (sa, la, wa) = (g.start[a] as usize, g.len[a] as usize, g.wofs[a] as usize);
-                let (sb, lb, wb) = (g.start[b] as usize, g.len[b] as usize, g.wofs[b] as usize);
-                for p in &pos[p0 as usize..p1 as usize] {
-                    for j in 0..la.max(lb) {
-                        if j < la {
-                            let mut v = at(p.off + sa + j);
-                            for &w in &p.w[..M] {
-                                v *= w;
-                            }
-                            x += v * g.wt[wa + j];
-                        }
-                        if j < lb {
-                            let mut v = at(p.off + sb + j);
-                            for &w in &p.w[..M] {
-                                v *= w;
-                            }
-                            y += v * g.wt[wb + j];
-                        }
-                    }
-                }
-            }
-        }
-        *out.add(a) = x;
-        *out.add(b) = y;
     }
 }
 
