@@ -1555,6 +1555,86 @@ unsafe fn accumulate_body<S: Src, const M: usize>(
 
 multiversion!(accumulate, accumulate_body, (src: *const u8, off: usize, w: &[f32; 3], acc: &mut [f32]));
 
+/// Weighted sum of rows over contiguous lanes, in tap order: `out[l] = Σ_t x_t[l] * w[t]`
+/// with `x_t[l]` the element at `offs[t] + l` (the first product starts the sum, no `0 +`).
+/// Taps go four to a pass over `out`, each lane's additions in the same order.
+#[inline(always)]
+unsafe fn wsum_body<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+    // SAFETY: the caller guarantees `src + offs[t] + l` is a readable element for every tap
+    // `t` and `l < out.len()`.
+    unsafe {
+        let k = offs.len().min(w.len());
+        // Tap `t` of lane `l`, its row offset and weight read once per pass.
+        let tap = |t: usize| {
+            let (o, wt) = (offs[t], w[t]);
+            move |l: usize| S::get(src, o + l) * wt
+        };
+        let mut t = 1;
+        match k {
+            0 => return out.fill(0.0),
+            1 => {
+                let a = tap(0);
+                out.iter_mut().enumerate().for_each(|(l, v)| *v = a(l));
+            }
+            _ => {
+                let (a, b) = (tap(0), tap(1));
+                out.iter_mut()
+                    .enumerate()
+                    .for_each(|(l, v)| *v = a(l) + b(l));
+                t = 2;
+            }
+        }
+        while t + 4 <= k {
+            let (a, b, c, d) = (tap(t), tap(t + 1), tap(t + 2), tap(t + 3));
+            for (l, v) in out.iter_mut().enumerate() {
+                *v = (((*v + a(l)) + b(l)) + c(l)) + d(l);
+            }
+            t += 4;
+        }
+        while t < k {
+            let a = tap(t);
+            out.iter_mut().enumerate().for_each(|(l, v)| *v += a(l));
+            t += 1;
+        }
+    }
+}
+
+/// [`wsum_body`] for this CPU's vectors and element type `dt`.
+///
+/// # Safety
+/// As `wsum_body`.
+pub(crate) unsafe fn wsum(
+    dt: DataType,
+    src: *const u8,
+    offs: &[usize],
+    w: &[f32],
+    out: &mut [f32],
+) {
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+    unsafe fn avx512<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+        // SAFETY: AVX-512F was detected (`isa()`); the pointer contract is the caller's.
+        unsafe { wsum_body::<S>(src, offs, w, out) }
+    }
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
+    unsafe fn avx2<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+        // SAFETY: AVX2 was detected (`isa()`); the pointer contract is the caller's.
+        unsafe { wsum_body::<S>(src, offs, w, out) }
+    }
+    unsafe fn pick<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+        // SAFETY: each variant runs only under an ISA `isa()` reports; the pointer contract
+        // is the caller's.
+        unsafe {
+            match isa() {
+                Isa::Avx512 => avx512::<S>(src, offs, w, out),
+                Isa::Avx2 => avx2::<S>(src, offs, w, out),
+                Isa::Base | Isa::Neon => wsum_body::<S>(src, offs, w, out),
+            }
+        }
+    }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { with_src!(dt, pick, (src, offs, w, out)) }
+}
+
 /// Loads `out.len()` contiguous elements starting at element offset `off`.
 pub(crate) unsafe fn load_contiguous(dt: DataType, src: *const u8, off: usize, out: &mut [f32]) {
     // SAFETY: the caller guarantees `src + off .. + out.len()` elements are readable: `lerp`'s

@@ -41,10 +41,12 @@ mod lanes_rows;
 mod nt_batch;
 pub(crate) mod planes;
 mod rows;
+mod wide_taps;
 
 use lanes_rows::pixel_rows;
 pub(crate) use lanes_rows::{lanes_rows, PixelRows};
 pub(crate) use rows::{bwd_rows, fwd_row_geom, rows, RowGeom, WTable};
+use wide_taps::WideTaps;
 
 /// Lanes processed per inner chunk (keeps partial sums in L1).
 const LCH: usize = 256;
@@ -251,6 +253,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 plane_idx: None,
                 plane_batch: None,
                 corners: None,
+                wide: None,
             });
         }
         if let Some(g) = planes::plan(p, t) {
@@ -374,11 +377,6 @@ impl Corners {
         }
     }
 
-    #[inline(always)]
-    fn w(&self, a: usize, t: usize) -> f32 {
-        self.wts[self.wstart[a] + t]
-    }
-
     /// Fills the corners of output index `idx` for the given axes (first axis fastest).
     fn fill(&mut self, p: &Problem, t: &Tables, axes: &[usize], idx: &[usize], base: usize) {
         self.offs.clear();
@@ -428,37 +426,43 @@ impl Corners {
             let parts = k / k0;
             scratch.resize((parts + 1) * LCH, 0.0);
             let (x, rest) = scratch.split_at_mut(LCH);
-            let x = &mut x[..n];
-            for h in 0..parts {
-                let acc = &mut rest[h * LCH..h * LCH + n];
-                for t in 0..k0 {
-                    simd::load_contiguous(dt, src, self.offs[h * k0 + t] + l0, x);
-                    let w = self.w(0, t);
-                    if t == 0 {
-                        for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                            *a = v * w;
-                        }
+            /// One group's weighted sum, its offsets on the stack unless the axis is very wide.
+            unsafe fn sum(
+                offs: impl Iterator<Item = usize>,
+                k: usize,
+                (dt, base): (DataType, *const u8),
+                w: &[f32],
+                out: &mut [f32],
+            ) {
+                let mut buf = [0usize; 32];
+                // SAFETY: the offsets name readable elements for every lane of `out` (the
+                // caller's contract).
+                unsafe {
+                    if k <= buf.len() {
+                        buf.iter_mut().zip(offs).for_each(|(b, o)| *b = o);
+                        simd::wsum(dt, base, &buf[..k], w, out);
                     } else {
-                        for (a, &v) in acc.iter_mut().zip(x.iter()) {
-                            *a += v * w;
-                        }
+                        simd::wsum(dt, base, &offs.collect::<Vec<_>>(), w, out);
                     }
                 }
             }
-            // Higher levels reduce partial sums in place (slot h collects group h).
+            let w0 = &self.wts[self.wstart[0]..self.wstart[0] + k0];
+            for h in 0..parts {
+                let group = self.offs[h * k0..(h + 1) * k0].iter().map(|&g| g + l0);
+                sum(group, k0, (dt, src), w0, &mut rest[h * LCH..h * LCH + n]);
+            }
+            // Higher levels reduce partial sums (slot h collects group h), through `x`: a
+            // group's first slot is its destination.
             let mut parts = parts;
             for a in 1..self.m {
                 let ka = self.ks[a];
                 let next = parts / ka;
+                let wa = &self.wts[self.wstart[a]..self.wstart[a] + ka];
                 for h in 0..next {
-                    for t in 0..ka {
-                        let w = self.w(a, t);
-                        let (src_slot, dst_slot) = ((h * ka + t) * LCH, h * LCH);
-                        for l in 0..n {
-                            let v = rest[src_slot + l] * w;
-                            rest[dst_slot + l] = if t == 0 { v } else { rest[dst_slot + l] + v };
-                        }
-                    }
+                    let base = rest.as_ptr() as *const u8;
+                    let slots = (0..ka).map(|t| (h * ka + t) * LCH);
+                    sum(slots, ka, (DataType::F32, base), wa, &mut x[..n]);
+                    rest[h * LCH..h * LCH + n].copy_from_slice(&x[..n]);
                 }
                 parts = next;
             }

@@ -52,6 +52,9 @@ pub(crate) struct RowGeom {
     /// Forward runs with fixed-size corners: the corners of the resampled axes outside the
     /// run (not W, not `plane_h`) per row, when few (see [`RowCorners`]).
     pub corners: Option<RowCorners>,
+    /// The W pass as vector gathers where outputs read other than two columns each
+    /// (antialiasing): over the row buffer from `range.0`.
+    pub wide: Option<WideTaps>,
 }
 
 /// Elements per stretch of a raw bf16 nearest row fixed up while in L1.
@@ -321,6 +324,10 @@ pub(crate) fn fwd_row_geom(
         .filter(|&a| a != w && Some(a) != plane_h)
         .collect();
     let fixed = small || p.alg == Algorithm::Nearest;
+    let wide = match (w2.is_none() && p.alg == Algorithm::Linear && dense, lo) {
+        (true, lo) => WideTaps::new(taps, lo),
+        _ => None,
+    };
     RowGeom {
         runs,
         plane_h,
@@ -339,6 +346,7 @@ pub(crate) fn fwd_row_geom(
         w,
         lane,
         wx,
+        wide,
     }
 }
 
@@ -736,7 +744,7 @@ pub(crate) unsafe fn rows(
                         }
                         None => {
                             simd::lerp(s.dtype, sc.m, b.src, &offs, &sc.w, &mut row[..nrow]);
-                            gather_taps(out, &row, lo, wt);
+                            w_pass(g, out, &row, lo, wt);
                         }
                     }
                 } else if let Some((lo, hi)) = g.range {
@@ -747,7 +755,7 @@ pub(crate) unsafe fn rows(
                         corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
                         c0 += n;
                     }
-                    gather_taps(out, &row, lo, wt);
+                    w_pass(g, out, &row, lo, wt);
                 } else {
                     corners.fill(p, t, &others, &idx[..rank], sbase);
                     for (o, v) in out.iter_mut().enumerate() {
@@ -810,6 +818,16 @@ pub(crate) unsafe fn rows(
             // The non-temporal stores must be visible before this chunk is reported done.
             simd::store_fence();
         }
+    }
+}
+
+/// The W pass over a blended row: the vector gathers where the plan tabulated them.
+#[inline]
+fn w_pass(g: &RowGeom, out: &mut [f32], row: &[f32], lo: usize, wt: &FwdTaps) {
+    match &g.wide {
+        // SAFETY: the table names columns of the range, which `row` holds from `lo`.
+        Some(wide) if wide.outputs() == out.len() => unsafe { wide.gather(row.as_ptr(), out) },
+        _ => gather_taps(out, row, lo, wt),
     }
 }
 
