@@ -1555,19 +1555,51 @@ unsafe fn accumulate_body<S: Src, const M: usize>(
 
 multiversion!(accumulate, accumulate_body, (src: *const u8, off: usize, w: &[f32; 3], acc: &mut [f32]));
 
-/// Weighted sum of rows over contiguous lanes, in tap order: `out[l] = Σ_t x_t[l] * w[t]`
-/// with `x_t[l]` the element at `offs[t] + l` (the first product starts the sum, no `0 +`).
-/// Taps go four to a pass over `out`, each lane's additions in the same order.
+/// The lanes of a [`wsum`]: `out.len()` contiguous elements, or these columns.
+#[derive(Clone, Copy)]
+pub(crate) enum Lanes<'a> {
+    From(usize),
+    Cols(&'a [u32]),
+}
+
+/// Weighted sum of rows in tap order: `out[l] = Σ_t x_t[l] * w[t]` with `x_t[l]` the element
+/// at `offs[t] + at(l)` (the first product starts the sum, no `0 +`). Taps go four to a pass
+/// over `out`, each lane's additions in the same order.
 #[inline(always)]
-unsafe fn wsum_body<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
-    // SAFETY: the caller guarantees `src + offs[t] + l` is a readable element for every tap
-    // `t` and `l < out.len()`.
+unsafe fn wsum_body<S: Src>(
+    src: *const u8,
+    offs: &[usize],
+    w: &[f32],
+    lanes: Lanes,
+    out: &mut [f32],
+) {
+    match lanes {
+        // SAFETY: the caller's contract, for these lanes.
+        Lanes::From(l0) => unsafe { wsum_at::<S>(src, offs, w, |l| l0 + l, out) },
+        Lanes::Cols(c) => {
+            let c = &c[..out.len()];
+            // SAFETY: as above; `l < out.len() == c.len()`.
+            unsafe { wsum_at::<S>(src, offs, w, |l| *c.get_unchecked(l) as usize, out) }
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn wsum_at<S: Src>(
+    src: *const u8,
+    offs: &[usize],
+    w: &[f32],
+    at: impl Fn(usize) -> usize + Copy,
+    out: &mut [f32],
+) {
+    // SAFETY: the caller guarantees `src + offs[t] + at(l)` is a readable element for every
+    // tap `t` and `l < out.len()`.
     unsafe {
         let k = offs.len().min(w.len());
         // Tap `t` of lane `l`, its row offset and weight read once per pass.
         let tap = |t: usize| {
             let (o, wt) = (offs[t], w[t]);
-            move |l: usize| S::get(src, o + l) * wt
+            move |l: usize| S::get(src, o + at(l)) * wt
         };
         let mut t = 1;
         match k {
@@ -1599,7 +1631,8 @@ unsafe fn wsum_body<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut
     }
 }
 
-/// [`wsum_body`] for this CPU's vectors and element type `dt`.
+/// [`wsum_body`] for this CPU's vectors and element type `dt`: `out[l]` sums the taps of
+/// lane `l` of `lanes`.
 ///
 /// # Safety
 /// As `wsum_body`.
@@ -1608,31 +1641,50 @@ pub(crate) unsafe fn wsum(
     src: *const u8,
     offs: &[usize],
     w: &[f32],
+    lanes: Lanes,
     out: &mut [f32],
 ) {
     #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-    unsafe fn avx512<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+    unsafe fn avx512<S: Src>(
+        src: *const u8,
+        offs: &[usize],
+        w: &[f32],
+        lanes: Lanes,
+        out: &mut [f32],
+    ) {
         // SAFETY: AVX-512F was detected (`isa()`); the pointer contract is the caller's.
-        unsafe { wsum_body::<S>(src, offs, w, out) }
+        unsafe { wsum_body::<S>(src, offs, w, lanes, out) }
     }
     #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-    unsafe fn avx2<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+    unsafe fn avx2<S: Src>(
+        src: *const u8,
+        offs: &[usize],
+        w: &[f32],
+        lanes: Lanes,
+        out: &mut [f32],
+    ) {
         // SAFETY: AVX2 was detected (`isa()`); the pointer contract is the caller's.
-        unsafe { wsum_body::<S>(src, offs, w, out) }
+        unsafe { wsum_body::<S>(src, offs, w, lanes, out) }
     }
-    unsafe fn pick<S: Src>(src: *const u8, offs: &[usize], w: &[f32], out: &mut [f32]) {
+    unsafe fn pick<S: Src>(
+        src: *const u8,
+        offs: &[usize],
+        w: &[f32],
+        lanes: Lanes,
+        out: &mut [f32],
+    ) {
         // SAFETY: each variant runs only under an ISA `isa()` reports; the pointer contract
         // is the caller's.
         unsafe {
             match isa() {
-                Isa::Avx512 => avx512::<S>(src, offs, w, out),
-                Isa::Avx2 => avx2::<S>(src, offs, w, out),
-                Isa::Base | Isa::Neon => wsum_body::<S>(src, offs, w, out),
+                Isa::Avx512 => avx512::<S>(src, offs, w, lanes, out),
+                Isa::Avx2 => avx2::<S>(src, offs, w, lanes, out),
+                Isa::Base | Isa::Neon => wsum_body::<S>(src, offs, w, lanes, out),
             }
         }
     }
     // SAFETY: the caller's contract, passed on.
-    unsafe { with_src!(dt, pick, (src, offs, w, out)) }
+    unsafe { with_src!(dt, pick, (src, offs, w, lanes, out)) }
 }
 
 /// Loads `out.len()` contiguous elements starting at element offset `off`.

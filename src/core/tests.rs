@@ -2219,3 +2219,116 @@ fn long_rows_go_tile_by_tile() {
     assert_eq!(tiled, permuted);
     assert!(permuted >= 5 * vector_isas, "{permuted}");
 }
+
+/// Forward linear rows whose W pass is the vector gather (`kernels/wide_taps.rs`): strong
+/// downsampling (the blended columns sparse) and antialiased downsampling (many taps, the
+/// counts varying) over 1-3 resampled axes, nchw rows and channels-last images (C 1..4),
+/// every type, special values: the reference's bits on every ISA.
+#[test]
+fn sparse_and_wide_rows_match_reference_bitwise() {
+    use crate::core::plan::Strategy;
+    let mut rng = Rng::new(20261129);
+    let isas = crate::core::simd::available_isas();
+    let types = [
+        DataType::F32,
+        DataType::F32,
+        DataType::Bf16,
+        DataType::F16,
+        DataType::U8,
+        DataType::S8,
+    ];
+    let (mut sparse, mut wide) = (0, 0);
+    let mut kinds = std::collections::HashMap::new();
+    for case in 0..400 {
+        let aa = rng.below(2) == 0;
+        let spatial = rng.range(1, 3);
+        let image = rng.below(4) == 0;
+        let nc = rng.range(1, 4);
+        let (mut fin, mut fout) = (vec![rng.range(1, 2), nc], vec![0, nc]);
+        fout[0] = fin[0];
+        let mut axes = vec![AxisRule::Identity, AxisRule::Identity];
+        for a in 0..spatial {
+            let last = a + 1 == spatial;
+            // W (and now and then another axis) strongly downsampled; the others anyhow.
+            // Plain linear rows blend all their columns up to about 16x down, and rows of
+            // up to 64 outputs go to the planes kernel.
+            let (i, o) = if last && !aa {
+                let i = rng.range(1105, 2500);
+                (i, rng.range(65, i / 17))
+            } else if last {
+                let (i, k) = (rng.range(20, 400), rng.range(3, 20));
+                (i, rng.range(1, (i / k).max(1)))
+            } else if rng.below(3) == 0 {
+                let i = rng.range(1, 30);
+                (i, rng.range(1, (i / 3).max(1)))
+            } else {
+                (rng.range(1, 12), rng.range(1, 12))
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(if aa {
+                AxisRule::Affine {
+                    scale: o as f32 / i as f32 * rng.pick(&[1.0, 1.0, 0.9, 1.2]),
+                    input_offset: rng.pick(&[0.5, 0.0]),
+                    output_offset: rng.pick(&[-0.5, 0.0]),
+                    rounding: NearestRounding::HalfUp,
+                    antialias: true,
+                }
+            } else {
+                linear_rule(&mut rng, i, o)
+            });
+        }
+        let (sdt, ddt) = (rng.pick(&types), rng.pick(&types));
+        let (src, dst) = if image {
+            (
+                image_layout(&mut rng, sdt, &fin),
+                image_layout(&mut rng, ddt, &fout),
+            )
+        } else {
+            (Layout::dense(sdt, &fin), Layout::dense(ddt, &fout))
+        };
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Forward,
+            axes,
+            src: src.clone(),
+            dst: dst.clone(),
+            post_ops: vec![],
+            numerics: rng.pick(&[Numerics::Onednn, Numerics::Ieee]),
+        };
+        let mut sbuf = fill(&mut rng, &src);
+        if sdt == DataType::F32 && rng.below(2) == 0 {
+            sprinkle_specials(&mut rng, &mut sbuf);
+        }
+        let n = dst.span_bytes().unwrap();
+        // Gaps in dst stay as they were: both start alike.
+        let mut slow = vec![0xA5u8; n];
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if isa == isas[0] {
+                plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
+                if !aa {
+                    *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+                }
+                if let Strategy::Rows(g) = &plan.strategy {
+                    sparse += g.sparse.is_some() as usize;
+                    wide += (g.sparse.is_none() && g.wide.is_some()) as usize;
+                }
+            }
+            let mut fast = vec![0xA5u8; n];
+            plan.execute(&sbuf, &mut fast, &[]).unwrap();
+            let mut want = slow.clone();
+            if let Some(i) = nan_blind_difference(&mut fast, &mut want, ddt) {
+                panic!(
+                    "case {case} {isa:?} {}: at byte {i}\n{:?}",
+                    plan.kernel_name(),
+                    plan.problem()
+                );
+            }
+        }
+    }
+    assert!(
+        sparse > 60 && wide > 60,
+        "sparse rows {sparse}, wide rows {wide}; plain linear: {kinds:?}"
+    );
+}

@@ -254,6 +254,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 plane_batch: None,
                 corners: None,
                 wide: None,
+                sparse: None,
             });
         }
         if let Some(g) = planes::plan(p, t) {
@@ -402,13 +403,13 @@ impl Corners {
         }
     }
 
-    /// Nested reduction over all corners for `n` contiguous lanes from lane `l0`; first axis
-    /// innermost, exactly as the reference.
+    /// Nested reduction over all corners for `n` lanes (contiguous from a lane, or columns);
+    /// first axis innermost, exactly as the reference.
     unsafe fn reduce(
         &self,
         dt: DataType,
         src: *const u8,
-        l0: usize,
+        lanes: simd::Lanes,
         n: usize,
         scratch: &mut Vec<f32>,
         out: &mut [f32],
@@ -419,7 +420,14 @@ impl Corners {
         unsafe {
             let k = self.offs.len();
             if self.m == 0 {
-                simd::load_contiguous(dt, src, self.offs[0] + l0, &mut out[..n]);
+                match lanes {
+                    simd::Lanes::From(l0) => {
+                        simd::load_contiguous(dt, src, self.offs[0] + l0, &mut out[..n])
+                    }
+                    // x * 1 is x (a signalling NaN comes out quiet, as the W product makes
+                    // it anyway).
+                    _ => simd::wsum(dt, src, &self.offs[..1], &[1.0], lanes, &mut out[..n]),
+                }
                 return;
             }
             let k0 = self.ks[0];
@@ -432,6 +440,7 @@ impl Corners {
                 k: usize,
                 (dt, base): (DataType, *const u8),
                 w: &[f32],
+                lanes: simd::Lanes,
                 out: &mut [f32],
             ) {
                 let mut buf = [0usize; 32];
@@ -440,16 +449,23 @@ impl Corners {
                 unsafe {
                     if k <= buf.len() {
                         buf.iter_mut().zip(offs).for_each(|(b, o)| *b = o);
-                        simd::wsum(dt, base, &buf[..k], w, out);
+                        simd::wsum(dt, base, &buf[..k], w, lanes, out);
                     } else {
-                        simd::wsum(dt, base, &offs.collect::<Vec<_>>(), w, out);
+                        simd::wsum(dt, base, &offs.collect::<Vec<_>>(), w, lanes, out);
                     }
                 }
             }
             let w0 = &self.wts[self.wstart[0]..self.wstart[0] + k0];
             for h in 0..parts {
-                let group = self.offs[h * k0..(h + 1) * k0].iter().map(|&g| g + l0);
-                sum(group, k0, (dt, src), w0, &mut rest[h * LCH..h * LCH + n]);
+                let group = self.offs[h * k0..(h + 1) * k0].iter().copied();
+                sum(
+                    group,
+                    k0,
+                    (dt, src),
+                    w0,
+                    lanes,
+                    &mut rest[h * LCH..h * LCH + n],
+                );
             }
             // Higher levels reduce partial sums (slot h collects group h), through `x`: a
             // group's first slot is its destination.
@@ -461,7 +477,14 @@ impl Corners {
                 for h in 0..next {
                     let base = rest.as_ptr() as *const u8;
                     let slots = (0..ka).map(|t| (h * ka + t) * LCH);
-                    sum(slots, ka, (DataType::F32, base), wa, &mut x[..n]);
+                    sum(
+                        slots,
+                        ka,
+                        (DataType::F32, base),
+                        wa,
+                        simd::Lanes::From(0),
+                        &mut x[..n],
+                    );
                     rest[h * LCH..h * LCH + n].copy_from_slice(&x[..n]);
                 }
                 parts = next;
@@ -649,7 +672,14 @@ pub(crate) unsafe fn lanes(
                     let mut l0 = 0;
                     while l0 < valid {
                         let n = LCH.min(valid - l0);
-                        corners.reduce(s.dtype, b.src, l0, n, &mut scratch, &mut vals);
+                        corners.reduce(
+                            s.dtype,
+                            b.src,
+                            simd::Lanes::From(l0),
+                            n,
+                            &mut scratch,
+                            &mut vals,
+                        );
                         idx[g.c] = blk * g.block + l0;
                         finish(p, b, &vals[..n], doff + l0, &mut idx[..rank], g.c);
                         l0 += n;

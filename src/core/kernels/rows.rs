@@ -53,8 +53,12 @@ pub(crate) struct RowGeom {
     /// run (not W, not `plane_h`) per row, when few (see [`RowCorners`]).
     pub corners: Option<RowCorners>,
     /// The W pass as vector gathers where outputs read other than two columns each
-    /// (antialiasing): over the row buffer from `range.0`.
+    /// (antialiasing): over the row buffer from `range.0`, or over `sparse`.
     pub wide: Option<WideTaps>,
+    /// Linear rows read too few of their range's columns to blend it all (strong
+    /// downsampling): the columns they read, blended into the row buffer side by side
+    /// (`wide` then indexes that buffer).
+    pub sparse: Option<Vec<u32>>,
 }
 
 /// Elements per stretch of a raw bf16 nearest row fixed up while in L1.
@@ -187,15 +191,19 @@ pub(crate) struct W2 {
 /// Outputs per tile of a long row (see [`hlerp::Tile`]).
 const ROW_TILE: usize = 8192;
 
-/// Rows of at most this many bytes ask for the src rows of the output row [`AHEAD`] rows
-/// on when the source exceeds a core's share of the last-level cache: the hardware
+/// Rows shorter than this many bytes, downsampled along H, ask for the src rows of the
+/// output row [`AHEAD`] rows on when the source exceeds a core's L2: the hardware
 /// prefetchers stop at every 4 KiB page and lose the stream where rows are skipped, so a
-/// page of short rows stalled on memory. nchw f32 linear, 1 thread: 8x64 112->56 4.3 ->
-/// 1.7 ms, 1x64 300->100 1.68 -> 0.65 (oneDNN 6.9, 3.4 in that run); 2 threads 1.95 ->
-/// 0.89, 0.45 -> 0.37. Longer rows keep the hardware's stream and lost to the extra lines
-/// in L1 (1x3 2160x3840 -> 1080x1920 7.7 -> 9.0 ms prefetched); a cached source has
-/// nothing to gain.
+/// page of short rows stalled on memory (or on a large shared L3). nchw f32 linear, 1
+/// thread: 8x64 112->56 4.3 -> 1.7 ms, 1x64 300->100 1.68 -> 0.65 (oneDNN 6.9, 3.4 in that
+/// run); 2 threads 1.95 -> 0.89, 0.45 -> 0.37. On a VM whose sysfs gives each core 130 MiB
+/// of L3 (so the old rule, source beyond the L3 share, never fired): 8x64 112->56 3.29 ->
+/// 2.17 ms, 112->75 4.96 -> 4.40. Longer rows keep the hardware's stream and lost to the
+/// extra lines in L1 (1x3 2160x3840 -> 1080x1920 7.7 -> 9.0 ms; 1x16 1024->100 0.81 ->
+/// 0.95), and so did upsampling, which reads every row (8x64 56->112 5.55 -> 5.93), and
+/// rows of a few lines (u8 8x64 112->56, 112-byte rows, 1.54 -> 1.69; bf16 1.69 -> 1.88).
 const PREFETCH_ROW: usize = 4096;
+const PREFETCH_ROW_MIN: usize = 256;
 const AHEAD: usize = 4;
 
 /// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
@@ -213,7 +221,7 @@ pub(crate) fn fwd_row_geom(
     let taps = wx.as_ref().unwrap_or_else(|| t.fwd[w].as_ref().unwrap());
     let lo = taps.idx.iter().copied().min().unwrap_or(0) as usize;
     let hi = taps.idx.iter().copied().max().unwrap_or(0) as usize;
-    let dense = hi + 1 - lo <= 2 * taps.idx.len();
+    let dense = hi + 1 - lo <= 8 * taps.idx.len();
     let o_n = d.dims[w] * nc;
     let w2 = (dense && taps.idx.len() == 2 * o_n)
         .then(|| WTable {
@@ -324,10 +332,31 @@ pub(crate) fn fwd_row_geom(
         .filter(|&a| a != w && Some(a) != plane_h)
         .collect();
     let fixed = small || p.alg == Algorithm::Nearest;
-    let wide = match (w2.is_none() && p.alg == Algorithm::Linear && dense, lo) {
-        (true, lo) => WideTaps::new(taps, lo),
-        _ => None,
+    let linear = p.alg == Algorithm::Linear;
+    let mut sparse = (linear && !dense).then(|| {
+        let mut cols = taps.idx.clone();
+        cols.sort_unstable();
+        cols.dedup();
+        cols
+    });
+    let wide = match &sparse {
+        Some(cols) => WideTaps::new(
+            &FwdTaps {
+                bounds: taps.bounds.clone(),
+                // Found: every column is in the list.
+                idx: (taps.idx.iter())
+                    .map(|i| cols.binary_search(i).unwrap_or(0) as u32)
+                    .collect(),
+                wt: taps.wt.clone(),
+            },
+            0,
+        ),
+        None if linear && dense && w2.is_none() => WideTaps::new(taps, lo),
+        None => None,
     };
+    if wide.is_none() {
+        sparse = None;
+    }
     RowGeom {
         runs,
         plane_h,
@@ -347,6 +376,7 @@ pub(crate) fn fwd_row_geom(
         lane,
         wx,
         wide,
+        sparse,
     }
 }
 
@@ -387,8 +417,18 @@ pub(crate) unsafe fn rows(
         // Raw copies use no row buffers (and a long row's would cost a calloc's memset).
         let ncols = g.range.map_or(0, |(lo, hi)| hi + 1 - lo);
         let row_bytes = ncols * ssz;
-        let prefetch = row_bytes <= PREFETCH_ROW
-            && s.span_bytes().unwrap_or(0) > crate::core::cache::llc_per_core();
+        // The columns a row reads: its range, or the span of its sparse columns.
+        let span = match (g.range, &g.sparse) {
+            (Some((lo, _)), _) => Some((lo, row_bytes)),
+            (None, Some(c)) => c
+                .first()
+                .zip(c.last())
+                .map(|(&a, &z)| (a as usize, (z - a + 1) as usize * ssz)),
+            (None, None) => None,
+        };
+        let prefetch = span.is_some_and(|(_, n)| (PREFETCH_ROW_MIN..PREFETCH_ROW).contains(&n))
+            && h.is_some_and(|h| t.fwd[h].is_some() && s.dims[h] > d.dims[h])
+            && s.span_bytes().unwrap_or(0) > crate::core::cache::l2_per_core();
         let tiles = match &g.w2 {
             Some(W2 {
                 t: w2,
@@ -425,7 +465,10 @@ pub(crate) unsafe fn rows(
                 let n = (tl.k1 - tl.k0) * pt.step + tl.tail.as_ref().map_or(0, |t| t.i0.len());
                 (r.max(tl.len), o.max(n))
             }),
-            (None, None) => (ncols + hlerp::SLACK, g.out_w * batch),
+            (None, None) => (
+                ncols.max(g.sparse.as_ref().map_or(0, |c| c.len())) + hlerp::SLACK,
+                g.out_w * batch,
+            ),
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
         let mut outbuf = AlignedBuf::<f32>::zeroed(nout);
@@ -611,12 +654,12 @@ pub(crate) unsafe fn rows(
                         Some(f) => {
                             let (ii, ww) = f.taps(oh);
                             sc.push_axis(ii, ww, s.strides[h]);
-                            if let (true, Some((lo, _))) = (prefetch, g.range) {
+                            if let (true, Some((lo, bytes))) = (prefetch, span) {
                                 if oh + AHEAD < oh_n {
                                     for &i in f.taps(oh + AHEAD).0 {
                                         for o in &base.offs[..1 << base.m] {
                                             let r = o + i as usize * s.strides[h] + lo;
-                                            simd::prefetch_span(b.src.add(r * ssz), row_bytes);
+                                            simd::prefetch_span(b.src.add(r * ssz), bytes);
                                         }
                                     }
                                 }
@@ -752,10 +795,21 @@ pub(crate) unsafe fn rows(
                     let mut c0 = 0;
                     while c0 <= hi - lo {
                         let n = LCH.min(hi - lo + 1 - c0);
-                        corners.reduce(s.dtype, b.src, lo + c0, n, &mut scratch, &mut row[c0..]);
+                        let at = simd::Lanes::From(lo + c0);
+                        corners.reduce(s.dtype, b.src, at, n, &mut scratch, &mut row[c0..]);
                         c0 += n;
                     }
                     w_pass(g, out, &row, lo, wt);
+                } else if let (Some(cols), Some(wide)) = (&g.sparse, &g.wide) {
+                    // The columns the W taps read, blended side by side, then gathered.
+                    corners.fill(p, t, &others, &idx[..rank], sbase);
+                    for (c0, part) in (0..cols.len()).step_by(LCH).zip(cols.chunks(LCH)) {
+                        let at = simd::Lanes::Cols(part);
+                        let r = &mut row[c0..];
+                        corners.reduce(s.dtype, b.src, at, part.len(), &mut scratch, r);
+                    }
+                    // SAFETY: the table indexes the blended columns, all in `row`.
+                    wide.gather(row.as_ptr(), out);
                 } else {
                     corners.fill(p, t, &others, &idx[..rank], sbase);
                     for (o, v) in out.iter_mut().enumerate() {
@@ -765,7 +819,7 @@ pub(crate) unsafe fn rows(
                             corners.reduce(
                                 s.dtype,
                                 b.src,
-                                ii[k] as usize,
+                                simd::Lanes::From(ii[k] as usize),
                                 1,
                                 &mut scratch,
                                 &mut one,
