@@ -191,19 +191,19 @@ pub(crate) struct W2 {
 /// Outputs per tile of a long row (see [`hlerp::Tile`]).
 const ROW_TILE: usize = 8192;
 
-/// Rows shorter than this many bytes, downsampled along H, ask for the src rows of the
-/// output row [`AHEAD`] rows on when the source exceeds a core's L2: the hardware
+/// Rows of at most this many bytes ask for the src rows of the output row [`AHEAD`] rows
+/// on when the source exceeds a core's share of the last-level cache: the hardware
 /// prefetchers stop at every 4 KiB page and lose the stream where rows are skipped, so a
-/// page of short rows stalled on memory (or on a large shared L3). nchw f32 linear, 1
-/// thread: 8x64 112->56 4.3 -> 1.7 ms, 1x64 300->100 1.68 -> 0.65 (oneDNN 6.9, 3.4 in that
-/// run); 2 threads 1.95 -> 0.89, 0.45 -> 0.37. On a VM whose sysfs gives each core 130 MiB
-/// of L3 (so the old rule, source beyond the L3 share, never fired): 8x64 112->56 3.29 ->
-/// 2.17 ms, 112->75 4.96 -> 4.40. Longer rows keep the hardware's stream and lost to the
-/// extra lines in L1 (1x3 2160x3840 -> 1080x1920 7.7 -> 9.0 ms; 1x16 1024->100 0.81 ->
-/// 0.95), and so did upsampling, which reads every row (8x64 56->112 5.55 -> 5.93), and
-/// rows of a few lines (u8 8x64 112->56, 112-byte rows, 1.54 -> 1.69; bf16 1.69 -> 1.88).
+/// page of short rows stalled on memory. nchw f32 linear, 1 thread: 8x64 112->56 4.3 ->
+/// 1.7 ms, 1x64 300->100 1.68 -> 0.65 (oneDNN 6.9, 3.4 in that run); 2 threads 1.95 ->
+/// 0.89, 0.45 -> 0.37. Longer rows keep the hardware's stream and lost to the extra lines
+/// in L1 (1x3 2160x3840 -> 1080x1920 7.7 -> 9.0 ms prefetched); a cached source has
+/// nothing to gain. Tried on a VM whose sysfs gives a core 130 MiB of L3 (so this never
+/// fires there): prefetching sources beyond the L2 instead, for H downsampling only. nchw
+/// f32 8x64 112->56 gained 8-34% in four runs and lost 4% in a fifth, 1x64 300->100 and
+/// 1x256 136x100->68x50 lost 7%, u8/bf16 112->56 10%, 1x16 1024->100 (4064-byte spans,
+/// the prefetches waiting on full fill buffers) 20%: not kept.
 const PREFETCH_ROW: usize = 4096;
-const PREFETCH_ROW_MIN: usize = 256;
 const AHEAD: usize = 4;
 
 /// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
@@ -426,9 +426,8 @@ pub(crate) unsafe fn rows(
                 .map(|(&a, &z)| (a as usize, (z - a + 1) as usize * ssz)),
             (None, None) => None,
         };
-        let prefetch = span.is_some_and(|(_, n)| (PREFETCH_ROW_MIN..PREFETCH_ROW).contains(&n))
-            && h.is_some_and(|h| t.fwd[h].is_some() && s.dims[h] > d.dims[h])
-            && s.span_bytes().unwrap_or(0) > crate::core::cache::l2_per_core();
+        let prefetch = span.is_some_and(|(_, n)| n <= PREFETCH_ROW)
+            && s.span_bytes().unwrap_or(0) > crate::core::cache::llc_per_core();
         let tiles = match &g.w2 {
             Some(W2 {
                 t: w2,
