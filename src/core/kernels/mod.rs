@@ -434,57 +434,31 @@ impl Corners {
             let parts = k / k0;
             scratch.resize((parts + 1) * LCH, 0.0);
             let (x, rest) = scratch.split_at_mut(LCH);
-            /// One group's weighted sum, its offsets on the stack unless the axis is very wide.
-            unsafe fn sum(
-                offs: impl Iterator<Item = usize>,
-                k: usize,
-                (dt, base): (DataType, *const u8),
-                w: &[f32],
-                lanes: simd::Lanes,
-                out: &mut [f32],
-            ) {
-                let mut buf = [0usize; 32];
-                // SAFETY: the offsets name readable elements for every lane of `out` (the
-                // caller's contract).
-                unsafe {
-                    if k <= buf.len() {
-                        buf.iter_mut().zip(offs).for_each(|(b, o)| *b = o);
-                        simd::wsum(dt, base, &buf[..k], w, lanes, out);
-                    } else {
-                        simd::wsum(dt, base, &offs.collect::<Vec<_>>(), w, lanes, out);
-                    }
-                }
-            }
             let w0 = &self.wts[self.wstart[0]..self.wstart[0] + k0];
             for h in 0..parts {
-                let group = self.offs[h * k0..(h + 1) * k0].iter().copied();
-                sum(
-                    group,
-                    k0,
-                    (dt, src),
-                    w0,
-                    lanes,
-                    &mut rest[h * LCH..h * LCH + n],
-                );
+                let group = &self.offs[h * k0..(h + 1) * k0];
+                simd::wsum(dt, src, group, w0, lanes, &mut rest[h * LCH..h * LCH + n]);
             }
             // Higher levels reduce partial sums (slot h collects group h), through `x`: a
-            // group's first slot is its destination.
+            // group's first slot is its destination. A group's slots are `LCH` apart from its
+            // first (offsets on the stack unless the axis is very wide).
             let mut parts = parts;
+            let stack: [usize; 32] = std::array::from_fn(|t| t * LCH);
             for a in 1..self.m {
                 let ka = self.ks[a];
                 let next = parts / ka;
                 let wa = &self.wts[self.wstart[a]..self.wstart[a] + ka];
+                let heap: Vec<usize>;
+                let slots = if ka <= stack.len() {
+                    &stack[..ka]
+                } else {
+                    heap = (0..ka).map(|t| t * LCH).collect();
+                    &heap
+                };
                 for h in 0..next {
-                    let base = rest.as_ptr() as *const u8;
-                    let slots = (0..ka).map(|t| (h * ka + t) * LCH);
-                    sum(
-                        slots,
-                        ka,
-                        (DataType::F32, base),
-                        wa,
-                        simd::Lanes::From(0),
-                        &mut x[..n],
-                    );
+                    let first = rest.as_ptr().add(h * ka * LCH) as *const u8;
+                    let lanes = simd::Lanes::From(0);
+                    simd::wsum(DataType::F32, first, slots, wa, lanes, &mut x[..n]);
                     rest[h * LCH..h * LCH + n].copy_from_slice(&x[..n]);
                 }
                 parts = next;
