@@ -282,7 +282,7 @@ macro_rules! multiversion {
 /// offsets of lane 0), weights `w[axis][tap]`, first axis innermost — the reference order
 /// `lin(lin(lin(c000, c100, wd), lin(c010, c110, wd), wh), …, ww)`.
 #[inline(always)]
-unsafe fn lerp_body<S: Src, const M: usize>(
+pub(crate) unsafe fn lerp_body<S: Src, const M: usize>(
     src: *const u8,
     offs: &[usize; 8],
     w: &[[f32; 2]; 3],

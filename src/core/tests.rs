@@ -2332,3 +2332,112 @@ fn sparse_and_wide_rows_match_reference_bitwise() {
         "sparse rows {sparse}, wide rows {wide}; plain linear: {kinds:?}"
     );
 }
+
+/// Runs of short f32 linear rows in one call (`lerp_rows`): 1-3 resampled axes (the row
+/// axis with one or two taps a row, or identity), W upsampled or downsampled up to 2x,
+/// nchw with gaps and offsets or channels-last images, special values, every ISA,
+/// streamed (through the batch buffer, or from registers where rows start a line) and
+/// through the cache, dst aligned and not.
+#[test]
+fn lerp_rows_match_reference_bitwise() {
+    use crate::core::plan::Strategy;
+    use crate::core::simd::Isa;
+    let mut rng = Rng::new(20261130);
+    let isas = crate::core::simd::available_isas();
+    let mut fused = 0;
+    for case in 0..300 {
+        let spatial = rng.range(1, 3);
+        let image = rng.below(4) == 0;
+        let nc = rng.range(1, 4);
+        let (mut fin, mut fout) = (vec![rng.range(1, 2), nc], vec![0, nc]);
+        fout[0] = fin[0];
+        let mut axes = vec![AxisRule::Identity, AxisRule::Identity];
+        for a in 0..spatial {
+            let (i, o) = if a + 1 == spatial {
+                // Rows of 65..1023 outputs (shorter ones go to the planes kernel).
+                let o = rng.range(65, if image { 300 } else { 1023 });
+                (o, rng.range(o / 2 + 1, o * 2))
+            } else {
+                (rng.range(1, 14), rng.range(1, 14))
+            };
+            let (i, o) = if a + 1 == spatial { (o, i) } else { (i, o) };
+            fin.push(i);
+            fout.push(o);
+            axes.push(match rng.below(5) {
+                0 if a + 1 < spatial => {
+                    *fout.last_mut().unwrap() = i;
+                    AxisRule::Identity
+                }
+                _ => linear_rule(&mut rng, i, o),
+            });
+        }
+        let (src, dst) = if image {
+            (
+                image_layout(&mut rng, DataType::F32, &fin),
+                image_layout(&mut rng, DataType::F32, &fout),
+            )
+        } else {
+            let gaps = |rng: &mut Rng, dims: &[usize]| {
+                let mut l = Layout::dense(DataType::F32, dims);
+                if rng.below(2) == 0 {
+                    // Rows apart by more than their length; planes too.
+                    let r = dims.len();
+                    let pad = rng.pick(&[1, 3, 16]);
+                    for a in 0..r - 1 {
+                        l.strides[a] = l.strides[a] / dims[r - 1].max(1) * (dims[r - 1] + pad);
+                    }
+                    l.offset = rng.below(20);
+                }
+                l
+            };
+            (gaps(&mut rng, &fin), gaps(&mut rng, &fout))
+        };
+        let p = Problem {
+            alg: Algorithm::Linear,
+            direction: Direction::Forward,
+            axes,
+            src: src.clone(),
+            dst: dst.clone(),
+            post_ops: vec![],
+            numerics: rng.pick(&[Numerics::Onednn, Numerics::Ieee]),
+        };
+        let mut sbuf = fill(&mut rng, &src);
+        if rng.below(2) == 0 {
+            sprinkle_specials(&mut rng, &mut sbuf);
+        }
+        let n = dst.span_bytes().unwrap();
+        let mut slow = vec![0xA5u8; n];
+        let mut raw = vec![0u8; n + 64];
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if isa == isas[0] {
+                plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
+            }
+            if let Strategy::Rows(g) = &plan.strategy {
+                fused += g.lerp_rows(&p).is_some() as usize;
+            }
+            for (force, off) in [(false, 0), (true, 0), (true, 4), (false, 8)] {
+                streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+                let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
+                let fast = &mut raw[at..at + n];
+                fast.fill(0xA5);
+                plan.execute(&sbuf, fast, &[]).unwrap();
+                streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+                let mut want = slow.clone();
+                if let Some(i) = nan_blind_difference(fast, &mut want, DataType::F32) {
+                    panic!(
+                        "case {case} {isa:?} {} streamed {force} offset {off}: at byte {i}\n{:?}",
+                        plan.kernel_name(),
+                        plan.problem()
+                    );
+                }
+            }
+        }
+    }
+    // The base ISA has no permute tables, so no runs.
+    let vector = isas.iter().filter(|&&i| i != Isa::Base).count();
+    assert!(
+        vector == 0 || fused > 150 * vector,
+        "runs of rows in one call: {fused} plans"
+    );
+}

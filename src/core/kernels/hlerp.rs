@@ -315,7 +315,8 @@ unsafe fn blocks_then_tail(
 /// output); `row` holds the blended row from column `bias`. Permute tables are built on
 /// x86-64 and aarch64 only (elsewhere there are no blocks: the tail is the whole row).
 #[allow(unused_variables)]
-unsafe fn blocks(
+#[inline(always)]
+pub(super) unsafe fn blocks(
     row: *const f32,
     t: &WTable,
     p: &PermTable,
@@ -364,6 +365,7 @@ unsafe fn blocks(
 /// w0` (see [`Derived`]), 0 loads both.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
+#[inline]
 unsafe fn avx512<const STEP: usize, const NARROW: bool, const D: u8>(
     row: *const f32,
     t: &WTable,
@@ -430,6 +432,7 @@ unsafe fn avx512<const STEP: usize, const NARROW: bool, const D: u8>(
 /// window per tap (one permute each, see [`PermTable::base1`]); `D` as for [`avx512`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn avx2<const NARROW: bool, const SPLIT: bool, const D: u8>(
     row: *const f32,
     t: &WTable,

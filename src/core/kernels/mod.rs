@@ -38,6 +38,7 @@ mod hlerp;
 mod images;
 mod lanes;
 mod lanes_rows;
+mod lerp_rows;
 mod nt_batch;
 pub(crate) mod planes;
 mod rows;

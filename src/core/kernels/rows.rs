@@ -156,6 +156,31 @@ fn plane_row_limit(repeat: bool, dsz: usize) -> usize {
 
 impl RowGeom {
     /// Tiles per row (1 when rows are not tiled).
+    /// The W table, its permute tables and the row buffer's first column where whole runs
+    /// of rows go through `lerp_rows` (f32 rows of at most two taps an axis, lerped with
+    /// permutes, no post-ops), short of the per-execution rules (streamed long rows and
+    /// prefetched sources stay row by row).
+    pub(crate) fn lerp_rows(&self, p: &Problem) -> Option<(&WTable, &hlerp::PermTable, usize)> {
+        match (&self.w2, self.range) {
+            (
+                Some(W2 {
+                    t,
+                    perm: Some(pt),
+                    tiles: None,
+                }),
+                Some((lo, _)),
+            ) if self.small
+                && p.alg == Algorithm::Linear
+                && p.post_ops.is_empty()
+                && p.src.dtype == DataType::F32
+                && p.dst.dtype == DataType::F32 =>
+            {
+                Some((t, pt, lo))
+            }
+            _ => None,
+        }
+    }
+
     pub fn tiles_per_row(&self) -> usize {
         self.w2
             .as_ref()
@@ -469,6 +494,8 @@ pub(crate) unsafe fn rows(
                 g.out_w * batch,
             ),
         };
+        // Short rows lerped with permutes: whole runs at a time (see `lerp_rows`).
+        let fused = g.lerp_rows(p).filter(|_| !stream && !prefetch);
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
         let mut outbuf = AlignedBuf::<f32>::zeroed(nout);
         let mut one = [0f32; 1];
@@ -643,6 +670,42 @@ pub(crate) unsafe fn rows(
             // f32 results without post-ops go straight into dst (rows are contiguous) unless
             // they stream.
             let direct = p.post_ops.is_empty() && d.dtype == DataType::F32 && !stream && batch == 1;
+            if let Some((w2, pt, lo)) = fused {
+                // Short f32 rows: the whole run in one call (see `lerp_rows`).
+                let (hs, hd) = h.map_or((0, 0), |h| (s.strides[h], d.strides[h]));
+                let ht = h.and_then(|h| t.fwd[h].as_ref());
+                let dst = (b.dst as *mut f32).add(doff0);
+                let src = b.src as *const f32;
+                let n = oh_hi - oh_lo;
+                // Streamed rows go out from registers where every row starts a line.
+                let aligned = (dst.add(oh_lo * hd) as usize).is_multiple_of(64)
+                    && (hd * 4).is_multiple_of(64)
+                    && pt.step == pt.lanes;
+                let mut run = lerp_rows::Run {
+                    base: base.clone(),
+                    h: ht,
+                    hs,
+                    lo,
+                    oh0: oh_lo,
+                    out: dst.add(oh_lo * hd),
+                    od: hd,
+                };
+                if batch == 1 || aligned {
+                    lerp_rows::run(src, &mut row, w2, pt, n, batch > 1, &run);
+                } else {
+                    // A batch of rows at a time through the buffer (back to back in dst).
+                    (run.out, run.od) = (outbuf.as_mut_ptr(), g.out_w);
+                    while run.oh0 < oh_hi {
+                        let k = batch.min(oh_hi - run.oh0);
+                        lerp_rows::run(src, &mut row, w2, pt, k, false, &run);
+                        let rows = &outbuf[..k * g.out_w];
+                        let dp = b.dst.add((doff0 + run.oh0 * hd) * dsz);
+                        simd::store_contiguous_nt(d.dtype, p.numerics, rows, dp);
+                        run.oh0 += k;
+                    }
+                }
+                continue;
+            }
             for oh in oh_lo..oh_hi {
                 let (mut sc, mut doff, mut sbase) = (base.clone(), doff0, sbase0);
                 if let Some(h) = h {
