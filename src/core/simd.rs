@@ -153,6 +153,8 @@ fn avx512bf16() -> bool {
 
 /// Loads element `i` of a contiguous run as f32.
 pub(crate) trait Src {
+    /// The type is f32 itself (kernels with their own f32 loads check it).
+    const F32: bool = false;
     unsafe fn get(p: *const u8, i: usize) -> f32;
 }
 
@@ -164,6 +166,7 @@ pub(crate) struct S8s;
 pub(crate) struct U8s;
 
 impl Src for F32s {
+    const F32: bool = true;
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
         // SAFETY: `p` + `i` is a readable f32 of the caller's buffer (the `Src` contract);

@@ -1,6 +1,7 @@
-//! Short linear f32 rows of a plane in one call: each row's blend over the other axes (the
+//! Short linear rows of a plane in one call: each row's blend over the other axes (the
 //! chain of `simd::lerp`) goes straight into the permute W lerp (`hlerp`), both inlined into
-//! one function per ISA for the whole run.
+//! one function per ISA and source type for the whole run; f32 results (the caller
+//! converts other output types).
 //!
 //! Row by row through the two dispatching passes, nchw f32 8x64 56->112 spent as much time
 //! choosing and entering kernels as computing (75 ns a 112-wide row, a third of it outside
@@ -8,7 +9,8 @@
 
 use super::hlerp::{self, PermTable};
 use super::{SmallCorners, WTable};
-use crate::core::simd::{self, F32s};
+use crate::core::dtype::DataType;
+use crate::core::simd::{self, Bf16s, F16s, F32s, S32s, S8s, Src, U8s};
 use crate::core::taps::FwdTaps;
 
 /// A run of rows: rows `oh0..oh0 + n` of a plane, each the run's corners plus its taps
@@ -26,15 +28,17 @@ pub(super) struct Run<'a> {
     pub od: usize,
 }
 
-/// Rows `0..rows` of `run`: each blends `row.len() - hlerp::SLACK` columns of `src` into
-/// `row`, then lerps them along W through `p` (built for `t`), with streaming stores
-/// where `nt` (every row's output 64-byte aligned).
+/// Rows `0..rows` of `run`: each blends `row.len() - hlerp::SLACK` columns of `src` (of
+/// type `dt`, offsets in elements) into `row`, then lerps them along W through `p` (built
+/// for `t`), with streaming stores where `nt` (every row's output 64-byte aligned).
 ///
 /// # Safety
 /// Every corner plus the row's columns lies in `src`; every row's output is written by
 /// this call alone; `p` was built for an ISA this CPU has.
+#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn run(
-    src: *const f32,
+    dt: DataType,
+    src: *const u8,
     row: &mut [f32],
     t: &WTable,
     p: &PermTable,
@@ -45,57 +49,59 @@ pub(super) unsafe fn run(
     // SAFETY: the caller's contract; each wrapper runs the body on the ISA `p` was built
     // for (16 lanes: AVX-512, 8: AVX2), which the CPU has.
     unsafe {
+        let a = (src, row, t, p, rows, nt, run);
+        match dt {
+            DataType::F32 => by_isa::<F32s>(a),
+            DataType::Bf16 => by_isa::<Bf16s>(a),
+            DataType::F16 => by_isa::<F16s>(a),
+            DataType::S32 => by_isa::<S32s>(a),
+            DataType::S8 => by_isa::<S8s>(a),
+            DataType::U8 => by_isa::<U8s>(a),
+            DataType::F64 => unreachable!("f64 never reaches the f32 kernels"),
+        }
+    }
+}
+
+type Args<'a, 'b> = (
+    *const u8,
+    &'a mut [f32],
+    &'a WTable,
+    &'a PermTable,
+    usize,
+    bool,
+    &'a Run<'b>,
+);
+
+unsafe fn by_isa<S: Src>(a: Args<'_, '_>) {
+    // SAFETY: `run`'s contract; the table's vector width names the ISA it was built for.
+    unsafe {
         #[cfg(target_arch = "x86_64")]
-        match p.lanes {
-            16 => return avx512(src, row, t, p, rows, nt, run),
-            8 => return avx2(src, row, t, p, rows, nt, run),
+        match a.3.lanes {
+            16 => return avx512::<S>(a),
+            8 => return avx2::<S>(a),
             _ => {}
         }
-        body::<false>(src, row, t, p, rows, nt, run)
+        body::<S, false>(a)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn avx512(
-    src: *const f32,
-    row: &mut [f32],
-    t: &WTable,
-    p: &PermTable,
-    rows: usize,
-    nt: bool,
-    run: &Run<'_>,
-) {
+unsafe fn avx512<S: Src>(a: Args<'_, '_>) {
     // SAFETY: `run`'s contract, on a CPU with AVX-512F.
-    unsafe { body::<true>(src, row, t, p, rows, nt, run) }
+    unsafe { body::<S, true>(a) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn avx2(
-    src: *const f32,
-    row: &mut [f32],
-    t: &WTable,
-    p: &PermTable,
-    rows: usize,
-    nt: bool,
-    run: &Run<'_>,
-) {
+unsafe fn avx2<S: Src>(a: Args<'_, '_>) {
     // SAFETY: `run`'s contract, on a CPU with AVX2.
-    unsafe { body::<false>(src, row, t, p, rows, nt, run) }
+    unsafe { body::<S, false>(a) }
 }
 
 /// `Z`: 512-bit vectors for the two-row blend (the compiler's own stay at 256 bits).
 #[inline(always)]
-unsafe fn body<const Z: bool>(
-    src: *const f32,
-    row: &mut [f32],
-    t: &WTable,
-    p: &PermTable,
-    rows: usize,
-    nt: bool,
-    run: &Run<'_>,
-) {
+unsafe fn body<S: Src, const Z: bool>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
     // SAFETY: `run`'s contract: the corners and columns lie in `src`, the outputs in `out`.
     unsafe {
         let n = row.len() - hlerp::SLACK;
@@ -113,20 +119,20 @@ unsafe fn body<const Z: bool>(
             // The row axis' second tap adds the outermost level (corners in registers: the
             // shared `SmallCorners::push_axis` went through memory, 17% of the run).
             match (base.m, ii.get(1)) {
-                (0, None) => vertical::<0, Z>(src, base, at, None, r, n),
+                (0, None) => vertical::<S, 0, Z>(src, base, at, None, r, n),
                 (0, Some(&i1)) => {
                     let tap = (i1 as usize * run.hs + run.lo, ww[0], ww[1]);
-                    vertical::<1, Z>(src, base, at, Some(tap), r, n)
+                    vertical::<S, 1, Z>(src, base, at, Some(tap), r, n)
                 }
-                (1, None) => vertical::<1, Z>(src, base, at, None, r, n),
+                (1, None) => vertical::<S, 1, Z>(src, base, at, None, r, n),
                 (1, Some(&i1)) => {
                     let tap = (i1 as usize * run.hs + run.lo, ww[0], ww[1]);
-                    vertical::<2, Z>(src, base, at, Some(tap), r, n)
+                    vertical::<S, 2, Z>(src, base, at, Some(tap), r, n)
                 }
-                (_, None) => vertical::<2, Z>(src, base, at, None, r, n),
+                (_, None) => vertical::<S, 2, Z>(src, base, at, None, r, n),
                 (_, Some(&i1)) => {
                     let tap = (i1 as usize * run.hs + run.lo, ww[0], ww[1]);
-                    vertical::<3, Z>(src, base, at, Some(tap), r, n)
+                    vertical::<S, 3, Z>(src, base, at, Some(tap), r, n)
                 }
             }
             let out = run.out.add(i * run.od);
@@ -142,8 +148,8 @@ unsafe fn body<const Z: bool>(
 /// One row's blend over `M` levels into `r[..n]`: the run's corners shifted by `at`, and
 /// with `tap` (second offset, weights) the row axis' two taps as the outermost level.
 #[inline(always)]
-unsafe fn vertical<const M: usize, const Z: bool>(
-    src: *const f32,
+unsafe fn vertical<S: Src, const M: usize, const Z: bool>(
+    src: *const u8,
     base: &SmallCorners,
     at: usize,
     tap: Option<(usize, f32, f32)>,
@@ -170,11 +176,12 @@ unsafe fn vertical<const M: usize, const Z: bool>(
             }
         }
         #[cfg(target_arch = "x86_64")]
-        if Z && M == 1 {
+        if Z && M == 1 && S::F32 {
+            let src = src as *const f32;
             return two_rows_avx512(src.add(offs[0]), src.add(offs[1]), w[0], r, n);
         }
         let out = std::slice::from_raw_parts_mut(r, n);
-        simd::lerp_body::<F32s, M>(src as *const u8, &offs, &w, out)
+        simd::lerp_body::<S, M>(src, &offs, &w, out)
     }
 }
 

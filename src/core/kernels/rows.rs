@@ -157,7 +157,7 @@ fn plane_row_limit(repeat: bool, dsz: usize) -> usize {
 impl RowGeom {
     /// Tiles per row (1 when rows are not tiled).
     /// The W table, its permute tables and the row buffer's first column where whole runs
-    /// of rows go through `lerp_rows` (f32 rows of at most two taps an axis, lerped with
+    /// of rows go through `lerp_rows` (rows of at most two taps an axis, lerped with
     /// permutes, no post-ops), short of the per-execution rules (streamed long rows and
     /// prefetched sources stay row by row).
     pub(crate) fn lerp_rows(&self, p: &Problem) -> Option<(&WTable, &hlerp::PermTable, usize)> {
@@ -169,12 +169,7 @@ impl RowGeom {
                     tiles: None,
                 }),
                 Some((lo, _)),
-            ) if self.small
-                && p.alg == Algorithm::Linear
-                && p.post_ops.is_empty()
-                && p.src.dtype == DataType::F32
-                && p.dst.dtype == DataType::F32 =>
-            {
+            ) if self.small && p.alg == Algorithm::Linear && p.post_ops.is_empty() => {
                 Some((t, pt, lo))
             }
             _ => None,
@@ -496,8 +491,16 @@ pub(crate) unsafe fn rows(
         };
         // Short rows lerped with permutes: whole runs at a time (see `lerp_rows`).
         let fused = g.lerp_rows(p).filter(|_| !stream && !prefetch);
+        // Rows of a `lerp_rows` run that go through the buffer together: back to back in
+        // dst, about a stream batch of them.
+        let group = match (fused, h) {
+            (Some(_), Some(h)) if d.strides[h] == g.out_w => {
+                (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n)
+            }
+            _ => 1,
+        };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
-        let mut outbuf = AlignedBuf::<f32>::zeroed(nout);
+        let mut outbuf = AlignedBuf::<f32>::zeroed(nout.max(g.out_w * group));
         let mut one = [0f32; 1];
         // Raw rows stream (any dtype: bits are copied) when they follow each other in dst
         // (through a batch) or are long, and the plane gather always (its planes are
@@ -671,36 +674,41 @@ pub(crate) unsafe fn rows(
             // they stream.
             let direct = p.post_ops.is_empty() && d.dtype == DataType::F32 && !stream && batch == 1;
             if let Some((w2, pt, lo)) = fused {
-                // Short f32 rows: the whole run in one call (see `lerp_rows`).
+                // Short rows: the whole run in one call (see `lerp_rows`).
                 let (hs, hd) = h.map_or((0, 0), |h| (s.strides[h], d.strides[h]));
-                let ht = h.and_then(|h| t.fwd[h].as_ref());
-                let dst = (b.dst as *mut f32).add(doff0);
-                let src = b.src as *const f32;
-                let n = oh_hi - oh_lo;
-                // Streamed rows go out from registers where every row starts a line.
-                let aligned = (dst.add(oh_lo * hd) as usize).is_multiple_of(64)
-                    && (hd * 4).is_multiple_of(64)
-                    && pt.step == pt.lanes;
+                let first = b.dst.add((doff0 + oh_lo * hd) * dsz);
                 let mut run = lerp_rows::Run {
                     base: base.clone(),
-                    h: ht,
+                    h: h.and_then(|h| t.fwd[h].as_ref()),
                     hs,
                     lo,
                     oh0: oh_lo,
-                    out: dst.add(oh_lo * hd),
+                    out: first as *mut f32,
                     od: hd,
                 };
-                if batch == 1 || aligned {
-                    lerp_rows::run(src, &mut row, w2, pt, n, batch > 1, &run);
+                let n = oh_hi - oh_lo;
+                // f32 rows go straight to dst: streamed from registers where every row
+                // starts a line, else plain unless a batch through the buffer can stream.
+                let lines = (first as usize).is_multiple_of(64)
+                    && (hd * dsz).is_multiple_of(64)
+                    && pt.step == pt.lanes;
+                if d.dtype == DataType::F32 && (!streams || lines || group == 1) {
+                    let nt = streams && lines;
+                    lerp_rows::run(s.dtype, b.src, &mut row, w2, pt, n, nt, &run);
                 } else {
-                    // A batch of rows at a time through the buffer (back to back in dst).
+                    // `group` rows at a time through the buffer (back to back in dst when
+                    // more than one), converted and stored together.
                     (run.out, run.od) = (outbuf.as_mut_ptr(), g.out_w);
                     while run.oh0 < oh_hi {
-                        let k = batch.min(oh_hi - run.oh0);
-                        lerp_rows::run(src, &mut row, w2, pt, k, false, &run);
+                        let k = group.min(oh_hi - run.oh0);
+                        lerp_rows::run(s.dtype, b.src, &mut row, w2, pt, k, false, &run);
                         let rows = &outbuf[..k * g.out_w];
                         let dp = b.dst.add((doff0 + run.oh0 * hd) * dsz);
-                        simd::store_contiguous_nt(d.dtype, p.numerics, rows, dp);
+                        if streams {
+                            simd::store_contiguous_nt(d.dtype, p.numerics, rows, dp);
+                        } else {
+                            simd::store_contiguous(d.dtype, p.numerics, rows, dp);
+                        }
                         run.oh0 += k;
                     }
                 }
