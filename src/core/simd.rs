@@ -16,7 +16,7 @@
 use super::dtype::{bf16_to_f32, DataType, Numerics};
 use super::RawCopy;
 
-mod vectors;
+pub(crate) mod vectors;
 use std::sync::OnceLock;
 
 /// A kernel instruction set. `Base` is the portable code (the generic bodies, which LLVM
@@ -153,8 +153,6 @@ fn avx512bf16() -> bool {
 
 /// Loads element `i` of a contiguous run as f32.
 pub(crate) trait Src {
-    /// The type is f32 itself (kernels with their own f32 loads check it).
-    const F32: bool = false;
     unsafe fn get(p: *const u8, i: usize) -> f32;
 }
 
@@ -166,7 +164,6 @@ pub(crate) struct S8s;
 pub(crate) struct U8s;
 
 impl Src for F32s {
-    const F32: bool = true;
     #[inline(always)]
     unsafe fn get(p: *const u8, i: usize) -> f32 {
         // SAFETY: `p` + `i` is a readable f32 of the caller's buffer (the `Src` contract);

@@ -12,6 +12,7 @@ use super::{SmallCorners, WTable};
 use crate::core::dtype::DataType;
 use crate::core::simd::{self, Bf16s, F16s, F32s, S32s, S8s, Src, U8s};
 use crate::core::taps::FwdTaps;
+use std::marker::PhantomData;
 
 /// A run of rows: rows `oh0..oh0 + n` of a plane, each the run's corners plus its taps
 /// along the row axis, written `od` elements apart from `out`.
@@ -46,17 +47,38 @@ pub(super) unsafe fn run(
     nt: bool,
     run: &Run<'_>,
 ) {
-    // SAFETY: the caller's contract; each wrapper runs the body on the ISA `p` was built
-    // for (16 lanes: AVX-512, 8: AVX2), which the CPU has.
+    // SAFETY: the caller's contract; the table's vector width names the ISA it was built
+    // for (16 lanes: AVX-512, 8: AVX2), which the CPU has, and each wrapper runs the body
+    // under that ISA's features.
     unsafe {
         let a = (src, row, t, p, rows, nt, run);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{__m256, __m512};
+            use vec::Vectors;
+            match (p.lanes, dt) {
+                (16, DataType::F32) => return avx512::<Vectors<__m512, F32s>>(a),
+                (16, DataType::Bf16) => return avx512::<Vectors<__m512, Bf16s>>(a),
+                (16, DataType::U8) => return avx512::<Vectors<__m512, U8s>>(a),
+                (16, DataType::S8) => return avx512::<Vectors<__m512, S8s>>(a),
+                (16, DataType::F16) => return avx512::<Plain<F16s>>(a),
+                (16, DataType::S32) => return avx512::<Plain<S32s>>(a),
+                (8, DataType::F32) => return avx2::<Vectors<__m256, F32s>>(a),
+                (8, DataType::Bf16) => return avx2::<Vectors<__m256, Bf16s>>(a),
+                (8, DataType::U8) => return avx2::<Vectors<__m256, U8s>>(a),
+                (8, DataType::S8) => return avx2::<Vectors<__m256, S8s>>(a),
+                (8, DataType::F16) => return avx2::<Plain<F16s>>(a),
+                (8, DataType::S32) => return avx2::<Plain<S32s>>(a),
+                _ => {}
+            }
+        }
         match dt {
-            DataType::F32 => by_isa::<F32s>(a),
-            DataType::Bf16 => by_isa::<Bf16s>(a),
-            DataType::F16 => by_isa::<F16s>(a),
-            DataType::S32 => by_isa::<S32s>(a),
-            DataType::S8 => by_isa::<S8s>(a),
-            DataType::U8 => by_isa::<U8s>(a),
+            DataType::F32 => body::<Plain<F32s>>(a),
+            DataType::Bf16 => body::<Plain<Bf16s>>(a),
+            DataType::F16 => body::<Plain<F16s>>(a),
+            DataType::S32 => body::<Plain<S32s>>(a),
+            DataType::S8 => body::<Plain<S8s>>(a),
+            DataType::U8 => body::<Plain<U8s>>(a),
             DataType::F64 => unreachable!("f64 never reaches the f32 kernels"),
         }
     }
@@ -72,41 +94,116 @@ type Args<'a, 'b> = (
     &'a Run<'b>,
 );
 
-unsafe fn by_isa<S: Src>(a: Args<'_, '_>) {
-    // SAFETY: `run`'s contract; the table's vector width names the ISA it was built for.
-    unsafe {
-        #[cfg(target_arch = "x86_64")]
-        match a.3.lanes {
-            16 => return avx512::<S>(a),
-            8 => return avx2::<S>(a),
-            _ => {}
-        }
-        body::<S, false>(a)
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn avx512<S: Src>(a: Args<'_, '_>) {
+unsafe fn avx512<B: Blend>(a: Args<'_, '_>) {
     // SAFETY: `run`'s contract, on a CPU with AVX-512F.
-    unsafe { body::<S, true>(a) }
+    unsafe { body::<B>(a) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn avx2<S: Src>(a: Args<'_, '_>) {
+unsafe fn avx2<B: Blend>(a: Args<'_, '_>) {
     // SAFETY: `run`'s contract, on a CPU with AVX2.
-    unsafe { body::<S, false>(a) }
+    unsafe { body::<B>(a) }
 }
 
-/// `Z`: 512-bit vectors for the two-row blend (the compiler's own stay at 256 bits).
+/// One row's blend over `M` levels into `n` f32 at `r`: corners `base[k] + px.0`, and with
+/// `PX2` the row axis' two taps as the outermost level (`base[k] + px.1` for the upper
+/// half, weights `px.2`, `px.3`).
+trait Blend {
+    unsafe fn row<const M: usize, const PX2: bool>(
+        src: *const u8,
+        base: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        px: (usize, usize, f32, f32),
+        r: *mut f32,
+        n: usize,
+    );
+}
+
+/// The generic chain (`simd::lerp_body`), vectorised by the compiler.
+struct Plain<S>(PhantomData<S>);
+
+impl<S: Src> Blend for Plain<S> {
+    #[inline(always)]
+    unsafe fn row<const M: usize, const PX2: bool>(
+        src: *const u8,
+        base: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        (at, at1, w0, w1): (usize, usize, f32, f32),
+        r: *mut f32,
+        n: usize,
+    ) {
+        // SAFETY: `Blend`'s contract: every corner's `n` elements lie in `src`, `r` holds `n`.
+        unsafe {
+            let mut offs = [0usize; 8];
+            let mut w = *w;
+            let half = if PX2 {
+                1 << M.saturating_sub(1)
+            } else {
+                1 << M
+            };
+            for j in 0..half {
+                offs[j] = base[j] + at;
+                if PX2 {
+                    offs[half + j] = base[j] + at1;
+                }
+            }
+            if PX2 {
+                w[M.saturating_sub(1)] = [w0, w1];
+            }
+            simd::lerp_body::<S, M>(src, &offs, &w, std::slice::from_raw_parts_mut(r, n))
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod vec {
+    use super::Blend;
+    use crate::core::simd::vectors::{pixel_row, F32Out, FVec, Widen};
+    use std::marker::PhantomData;
+
+    /// Explicit vectors of `V` loading `L` (`simd::vectors`): a row is one pixel of `n`
+    /// lanes (the compiler's own loops kept AVX-512 at 256 bits and finished bf16 rows of
+    /// 56 four lanes at a time).
+    pub(super) struct Vectors<V, L>(PhantomData<(V, L)>);
+
+    impl<V: FVec, L: Widen<V>> Blend for Vectors<V, L> {
+        #[inline(always)]
+        unsafe fn row<const M: usize, const PX2: bool>(
+            src: *const u8,
+            base: &[usize; 8],
+            w: &[[f32; 2]; 3],
+            px: (usize, usize, f32, f32),
+            r: *mut f32,
+            n: usize,
+        ) {
+            // SAFETY: `Blend`'s contract; the caller runs under `V`'s target features.
+            unsafe {
+                pixel_row::<V, L, F32Out, M, PX2, false>(
+                    src,
+                    base,
+                    w,
+                    &[px],
+                    n,
+                    r as *mut u8,
+                    0,
+                    F32Out,
+                )
+            }
+        }
+    }
+}
+
 #[inline(always)]
-unsafe fn body<S: Src, const Z: bool>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
+unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
     // SAFETY: `run`'s contract: the corners and columns lie in `src`, the outputs in `out`.
     unsafe {
         let n = row.len() - hlerp::SLACK;
         let (full, tail) = (p.base.len(), p.tail.i0.len());
         let (base, r) = (&run.base, row.as_mut_ptr());
+        let (offs, w) = (&base.offs, &base.w);
         // At most three blended axes, the row axis one of them where it has taps.
         debug_assert!(base.m + usize::from(run.h.is_some()) <= 3);
         for i in 0..rows {
@@ -118,22 +215,17 @@ unsafe fn body<S: Src, const Z: bool>((src, row, t, p, rows, nt, run): Args<'_, 
             let at = ii.first().map_or(oh, |&i0| i0 as usize) * run.hs + run.lo;
             // The row axis' second tap adds the outermost level (corners in registers: the
             // shared `SmallCorners::push_axis` went through memory, 17% of the run).
-            match (base.m, ii.get(1)) {
-                (0, None) => vertical::<S, 0, Z>(src, base, at, None, r, n),
-                (0, Some(&i1)) => {
-                    let tap = (i1 as usize * run.hs + run.lo, ww[0], ww[1]);
-                    vertical::<S, 1, Z>(src, base, at, Some(tap), r, n)
-                }
-                (1, None) => vertical::<S, 1, Z>(src, base, at, None, r, n),
-                (1, Some(&i1)) => {
-                    let tap = (i1 as usize * run.hs + run.lo, ww[0], ww[1]);
-                    vertical::<S, 2, Z>(src, base, at, Some(tap), r, n)
-                }
-                (_, None) => vertical::<S, 2, Z>(src, base, at, None, r, n),
-                (_, Some(&i1)) => {
-                    let tap = (i1 as usize * run.hs + run.lo, ww[0], ww[1]);
-                    vertical::<S, 3, Z>(src, base, at, Some(tap), r, n)
-                }
+            let px = match ii.get(1) {
+                Some(&i1) => (at, i1 as usize * run.hs + run.lo, ww[0], ww[1]),
+                None => (at, 0, 1.0, 0.0),
+            };
+            match (base.m, ii.len() > 1) {
+                (0, false) => B::row::<0, false>(src, offs, w, px, r, n),
+                (0, true) => B::row::<1, true>(src, offs, w, px, r, n),
+                (1, false) => B::row::<1, false>(src, offs, w, px, r, n),
+                (1, true) => B::row::<2, true>(src, offs, w, px, r, n),
+                (_, false) => B::row::<2, false>(src, offs, w, px, r, n),
+                (_, true) => B::row::<3, true>(src, offs, w, px, r, n),
             }
             let out = run.out.add(i * run.od);
             hlerp::blocks(row.as_ptr(), t, p, out, 0, full, 0, nt);
@@ -141,75 +233,6 @@ unsafe fn body<S: Src, const Z: bool>((src, row, t, p, rows, nt, run): Args<'_, 
                 let o = std::slice::from_raw_parts_mut(out.add(full * p.step), tail);
                 simd::gather2(row.as_ptr(), &p.tail, o);
             }
-        }
-    }
-}
-
-/// One row's blend over `M` levels into `r[..n]`: the run's corners shifted by `at`, and
-/// with `tap` (second offset, weights) the row axis' two taps as the outermost level.
-#[inline(always)]
-unsafe fn vertical<S: Src, const M: usize, const Z: bool>(
-    src: *const u8,
-    base: &SmallCorners,
-    at: usize,
-    tap: Option<(usize, f32, f32)>,
-    r: *mut f32,
-    n: usize,
-) {
-    // SAFETY: `body`'s contract: every corner's `n` columns lie in `src`, `r` holds `n`.
-    unsafe {
-        let mut offs = [0usize; 8];
-        let mut w = base.w;
-        match tap {
-            Some((at1, w0, w1)) => {
-                let k = 1 << M.saturating_sub(1);
-                for j in 0..k {
-                    offs[j] = base.offs[j] + at;
-                    offs[k + j] = base.offs[j] + at1;
-                }
-                w[M.saturating_sub(1)] = [w0, w1];
-            }
-            None => {
-                for (o, b) in offs.iter_mut().zip(&base.offs).take(1 << M) {
-                    *o = b + at;
-                }
-            }
-        }
-        #[cfg(target_arch = "x86_64")]
-        if Z && M == 1 && S::F32 {
-            let src = src as *const f32;
-            return two_rows_avx512(src.add(offs[0]), src.add(offs[1]), w[0], r, n);
-        }
-        let out = std::slice::from_raw_parts_mut(r, n);
-        simd::lerp_body::<S, M>(src, &offs, &w, out)
-    }
-}
-
-/// `r[l] = a[l] * w0 + b[l] * w1` for `l < n` (`lerp_body`'s one level) in 512-bit vectors.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn two_rows_avx512(a: *const f32, b: *const f32, [w0, w1]: [f32; 2], r: *mut f32, n: usize) {
-    // SAFETY: the caller's: `a`, `b` hold `n` readable elements (the tail's loads are masked),
-    // `r` `n` writable ones; AVX-512F is enabled in every caller.
-    unsafe {
-        use std::arch::x86_64::*;
-        let (w0, w1) = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
-        let mut l = 0;
-        while l + 16 <= n {
-            let v = _mm512_add_ps(
-                _mm512_mul_ps(_mm512_loadu_ps(a.add(l)), w0),
-                _mm512_mul_ps(_mm512_loadu_ps(b.add(l)), w1),
-            );
-            _mm512_storeu_ps(r.add(l), v);
-            l += 16;
-        }
-        if l < n {
-            let m: __mmask16 = (1u32 << (n - l)).wrapping_sub(1) as __mmask16;
-            let v = _mm512_add_ps(
-                _mm512_mul_ps(_mm512_maskz_loadu_ps(m, a.add(l)), w0),
-                _mm512_mul_ps(_mm512_maskz_loadu_ps(m, b.add(l)), w1),
-            );
-            _mm512_mask_storeu_ps(r.add(l), m, v);
         }
     }
 }
