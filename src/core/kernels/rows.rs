@@ -494,10 +494,11 @@ pub(crate) unsafe fn rows(
         // Rows of a `lerp_rows` run that go through the buffer together: back to back in
         // dst, about a stream batch of them.
         let group = match (fused, h) {
+            (None, _) => 0,
             (Some(_), Some(h)) if d.strides[h] == g.out_w => {
                 (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n)
             }
-            _ => 1,
+            (Some(_), _) => 1,
         };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
         let mut outbuf = AlignedBuf::<f32>::zeroed(nout.max(g.out_w * group));
