@@ -107,7 +107,13 @@ impl RawRow<'_> {
         let n = self.idx.len();
         if let Some(bp) = self.bperm {
             // SAFETY: the caller's contract; the tables describe this row.
-            unsafe { bp.permute(sp, at(0, n)) };
+            unsafe {
+                let dq = at(0, n);
+                bp.permute(sp, dq);
+                if self.raw == RawCopy::Bf16Onednn {
+                    simd::bf16_fix(dq, n * self.nc);
+                }
+            }
             return;
         }
         // A repeat's pieces start on a source pixel: `i0` of them before `o0`.
@@ -279,7 +285,8 @@ pub(crate) fn fwd_row_geom(
                 .all(|(o, &i)| i as usize == o / k)
         });
     let bperm = match lane {
-        Some((_, nc)) if p.raw_nearest() == Some(RawCopy::Bits) => {
+        // (oneDNN's bf16 rows are fixed up after the permute, as after any raw copy.)
+        Some((_, nc)) if p.raw_nearest().is_some() => {
             images::BytePerm::new(&pix.idx, nc * s.dtype.size(), s.dims[w])
         }
         _ => None,
