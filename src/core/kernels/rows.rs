@@ -161,7 +161,6 @@ fn plane_row_limit(repeat: bool, dsz: usize) -> usize {
 }
 
 impl RowGeom {
-    /// Tiles per row (1 when rows are not tiled).
     /// The W table, its permute tables and the row buffer's first column where whole runs
     /// of rows go through `lerp_rows` (rows of at most two taps an axis, lerped with
     /// permutes, no post-ops), short of the per-execution rules (streamed long rows and
@@ -182,6 +181,7 @@ impl RowGeom {
         }
     }
 
+    /// Tiles per row (1 when rows are not tiled).
     pub fn tiles_per_row(&self) -> usize {
         self.w2
             .as_ref()
@@ -946,7 +946,7 @@ pub(crate) unsafe fn rows(
         if let Some(nb) = &mut ntb {
             nb.flush();
         }
-        if stream || batch > 1 || ntb.is_some() {
+        if stream || batch > 1 || ntb.is_some() || (fused.is_some() && streams) {
             // The non-temporal stores must be visible before this chunk is reported done.
             simd::store_fence();
         }
