@@ -2224,6 +2224,30 @@ fn long_rows_go_tile_by_tile() {
 /// downsampling (the blended columns sparse) and antialiased downsampling (many taps, the
 /// counts varying) over 1-3 resampled axes, nchw rows and channels-last images (C 1..4),
 /// every type, special values: the reference's bits on every ISA.
+/// A forward linear problem without post-ops (either numerics) and a source for it, an
+/// f32 one sprinkled with special values half the time.
+fn linear_case(
+    rng: &mut Rng,
+    axes: Vec<AxisRule>,
+    src: &Layout,
+    dst: &Layout,
+) -> (Problem, Vec<u8>) {
+    let p = Problem {
+        alg: Algorithm::Linear,
+        direction: Direction::Forward,
+        axes,
+        src: src.clone(),
+        dst: dst.clone(),
+        post_ops: vec![],
+        numerics: rng.pick(&[Numerics::Onednn, Numerics::Ieee]),
+    };
+    let mut sbuf = fill(rng, src);
+    if src.dtype == DataType::F32 && rng.below(2) == 0 {
+        sprinkle_specials(rng, &mut sbuf);
+    }
+    (p, sbuf)
+}
+
 #[test]
 fn sparse_and_wide_rows_match_reference_bitwise() {
     use crate::core::plan::Strategy;
@@ -2287,19 +2311,7 @@ fn sparse_and_wide_rows_match_reference_bitwise() {
         } else {
             (Layout::dense(sdt, &fin), Layout::dense(ddt, &fout))
         };
-        let p = Problem {
-            alg: Algorithm::Linear,
-            direction: Direction::Forward,
-            axes,
-            src: src.clone(),
-            dst: dst.clone(),
-            post_ops: vec![],
-            numerics: rng.pick(&[Numerics::Onednn, Numerics::Ieee]),
-        };
-        let mut sbuf = fill(&mut rng, &src);
-        if sdt == DataType::F32 && rng.below(2) == 0 {
-            sprinkle_specials(&mut rng, &mut sbuf);
-        }
+        let (p, sbuf) = linear_case(&mut rng, axes, &src, &dst);
         let n = dst.span_bytes().unwrap();
         // Gaps in dst stay as they were: both start alike.
         let mut slow = vec![0xA5u8; n];
@@ -2403,19 +2415,7 @@ fn lerp_rows_match_reference_bitwise() {
             };
             (gaps(&mut rng, sdt, &fin), gaps(&mut rng, ddt, &fout))
         };
-        let p = Problem {
-            alg: Algorithm::Linear,
-            direction: Direction::Forward,
-            axes,
-            src: src.clone(),
-            dst: dst.clone(),
-            post_ops: vec![],
-            numerics: rng.pick(&[Numerics::Onednn, Numerics::Ieee]),
-        };
-        let mut sbuf = fill(&mut rng, &src);
-        if sdt == DataType::F32 && rng.below(2) == 0 {
-            sprinkle_specials(&mut rng, &mut sbuf);
-        }
+        let (p, sbuf) = linear_case(&mut rng, axes, &src, &dst);
         let n = dst.span_bytes().unwrap();
         let mut slow = vec![0xA5u8; n];
         let mut raw = vec![0u8; n + 64];
