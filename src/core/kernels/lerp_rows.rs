@@ -72,6 +72,11 @@ pub(super) unsafe fn run(
                 _ => {}
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        if (p.lanes, dt) == (4, DataType::F32) {
+            use std::arch::aarch64::float32x4_t;
+            return body::<vec::Vectors<float32x4_t, F32s>>(a);
+        }
         match dt {
             DataType::F32 => body::<Plain<F32s>>(a),
             DataType::Bf16 => body::<Plain<Bf16s>>(a),
@@ -158,15 +163,15 @@ impl<S: Src> Blend for Plain<S> {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod vec {
     use super::Blend;
     use crate::core::simd::vectors::{pixel_row, F32Out, FVec, Widen};
     use std::marker::PhantomData;
 
-    /// Explicit vectors of `V` loading `L` (`simd::vectors`): a row is one pixel of `n`
-    /// lanes (the compiler's own loops kept AVX-512 at 256 bits and finished bf16 rows of
-    /// 56 four lanes at a time).
+    /// Explicit vectors of `V` loading `L` (`simd::vectors`: AVX-512 and AVX2 for f32,
+    /// bf16, u8, s8, NEON for f32): a row is one pixel of `n` lanes (the compiler's own
+    /// loops kept AVX-512 at 256 bits and finished bf16 rows of 56 four lanes at a time).
     pub(super) struct Vectors<V, L>(PhantomData<(V, L)>);
 
     impl<V: FVec, L: Widen<V>> Blend for Vectors<V, L> {
