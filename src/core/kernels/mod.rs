@@ -6,7 +6,8 @@
 //!   row-wise forward walk is in `lanes_rows.rs`;
 //! - `rows` (`rows.rs`): forward along a unit-stride resampled last axis (nchw W): the other
 //!   resampled axes are blended into a row buffer (first axis innermost, as the reference),
-//!   then W is gathered;
+//!   then W is gathered; short linear rows with permute tables go a plane's run at a time
+//!   through `lerp_rows.rs`;
 //! - `bwd_rows` (`rows.rs`): backward along a unit-stride resampled last axis: a tight scalar
 //!   gather per diff_src element with the run's other-axis lists fixed;
 //! - the other strategies each in their own file (`bwd_stream`, `bwd_tiny`, `planes`, ...).
