@@ -282,7 +282,7 @@ macro_rules! multiversion {
 /// offsets of lane 0), weights `w[axis][tap]`, first axis innermost — the reference order
 /// `lin(lin(lin(c000, c100, wd), lin(c010, c110, wd), wh), …, ww)`.
 #[inline(always)]
-pub(crate) unsafe fn lerp_body<S: Src, const M: usize>(
+unsafe fn lerp_body<S: Src, const M: usize>(
     src: *const u8,
     offs: &[usize; 8],
     w: &[[f32; 2]; 3],
@@ -385,7 +385,7 @@ fn each_pixel<const M: usize>(
 /// and, with `px2` (two taps along the pixel axis, the outermost reduction), also
 /// `base[k] + px[p].1` weighted `(px[p].2, px[p].3)`. `out` holds the pixels' lanes in turn.
 #[inline(always)]
-unsafe fn lanes_row_body<S: Src, const M: usize>(
+pub(crate) unsafe fn lanes_row_body<S: Src, const M: usize>(
     src: *const u8,
     base: &[usize; 8],
     w: &[[f32; 2]; 3],

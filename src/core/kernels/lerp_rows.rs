@@ -127,7 +127,8 @@ trait Blend {
     );
 }
 
-/// The generic chain (`simd::lerp_body`), vectorised by the compiler.
+/// The generic chain (`simd::lanes_row_body`, the lanes kernel's generic pixel row),
+/// vectorised by the compiler.
 struct Plain<S>(PhantomData<S>);
 
 impl<S: Src> Blend for Plain<S> {
@@ -136,29 +137,14 @@ impl<S: Src> Blend for Plain<S> {
         src: *const u8,
         base: &[usize; 8],
         w: &[[f32; 2]; 3],
-        (at, at1, w0, w1): (usize, usize, f32, f32),
+        px: (usize, usize, f32, f32),
         r: *mut f32,
         n: usize,
     ) {
         // SAFETY: `Blend`'s contract: every corner's `n` elements lie in `src`, `r` holds `n`.
         unsafe {
-            let mut offs = [0usize; 8];
-            let mut w = *w;
-            let half = if PX2 {
-                1 << M.saturating_sub(1)
-            } else {
-                1 << M
-            };
-            for j in 0..half {
-                offs[j] = base[j] + at;
-                if PX2 {
-                    offs[half + j] = base[j] + at1;
-                }
-            }
-            if PX2 {
-                w[M.saturating_sub(1)] = [w0, w1];
-            }
-            simd::lerp_body::<S, M>(src, &offs, &w, std::slice::from_raw_parts_mut(r, n))
+            let out = std::slice::from_raw_parts_mut(r, n);
+            simd::lanes_row_body::<S, M>(src, base, w, &[px], PX2, out)
         }
     }
 }

@@ -471,19 +471,19 @@ pub(crate) unsafe fn rows(
             && matches!(d.dtype, DataType::F32 | DataType::U8 | DataType::S8);
         let stream = streams && g.out_w * dsz >= STREAM_ROW;
         // Short rows that follow each other in dst stream as batches of rows.
-        let batch = match h {
-            Some(h)
-                if streams
-                    && !stream
-                    && raw.is_none()
-                    && tiles.is_none()
-                    && p.post_ops.is_empty()
-                    && d.strides[h] == g.out_w =>
-            {
+        // Rows a batch holds where they are back to back in dst: about STREAM_BATCH bytes.
+        let back_to_back = match h {
+            Some(h) if d.strides[h] == g.out_w => {
                 (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n)
             }
             _ => 1,
         };
+        let batch =
+            if streams && !stream && raw.is_none() && tiles.is_none() && p.post_ops.is_empty() {
+                back_to_back
+            } else {
+                1
+            };
         let (nrow, nout) = match (raw, tiles) {
             (Some(_), _) => (0, 0),
             // A tile's window and outputs.
@@ -498,15 +498,9 @@ pub(crate) unsafe fn rows(
         };
         // Short rows lerped with permutes: whole runs at a time (see `lerp_rows`).
         let fused = g.lerp_rows(p).filter(|_| !stream && !prefetch);
-        // Rows of a `lerp_rows` run that go through the buffer together: back to back in
-        // dst, about a stream batch of them.
-        let group = match (fused, h) {
-            (None, _) => 0,
-            (Some(_), Some(h)) if d.strides[h] == g.out_w => {
-                (STREAM_BATCH / (g.out_w * dsz).max(1)).clamp(1, oh_n)
-            }
-            (Some(_), _) => 1,
-        };
+        // Rows of a `lerp_rows` run that go through the buffer together (converted and
+        // stored as one batch where back to back in dst).
+        let group = if fused.is_some() { back_to_back } else { 0 };
         let mut row = AlignedBuf::<f32>::zeroed(nrow);
         let mut outbuf = AlignedBuf::<f32>::zeroed(nout.max(g.out_w * group));
         let mut one = [0f32; 1];
