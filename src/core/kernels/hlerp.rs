@@ -62,6 +62,7 @@ pub(crate) struct Cycle {
 const MAX_PERIOD: usize = 4;
 
 /// Fewest repeating blocks of a call that the kernel holds the tables for.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const MIN_HELD: usize = 16;
 
 /// A weight the kernel computes as `1.0 - the other` instead of loading it.
