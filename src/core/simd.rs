@@ -142,7 +142,7 @@ fn avx512bw() -> bool {
 
 /// AVX-512 BF16 (`vcvtne2ps2bf16`) with the AVX-512BW/VL forms its users need, detected once.
 #[cfg(target_arch = "x86_64")]
-fn avx512bf16() -> bool {
+pub(crate) fn avx512bf16() -> bool {
     static BF16: OnceLock<bool> = OnceLock::new();
     *BF16.get_or_init(|| {
         is_x86_feature_detected!("avx512bf16")

@@ -1311,13 +1311,22 @@ fn sprinkle_specials(rng: &mut Rng, buf: &mut [u8]) {
 
 /// The first differing byte of two outputs, bit for bit except which NaN comes out when
 /// two different NaNs meet in one f32 sum (x86 returns the first operand's, and LLVM may
-/// commute a vector add): NaNs of f32 outputs are made one first.
+/// commute a vector add): NaNs of f32 and bf16 outputs are made one first.
 fn nan_blind_difference(fast: &mut [u8], slow: &mut [u8], dt: DataType) -> Option<usize> {
     if dt == DataType::F32 {
         for b in [&mut *fast, &mut *slow] {
             for c in b.chunks_exact_mut(4) {
                 if f32::from_ne_bytes(c.try_into().unwrap()).is_nan() {
                     c.copy_from_slice(&f32::NAN.to_ne_bytes());
+                }
+            }
+        }
+    }
+    if dt == DataType::Bf16 {
+        for b in [&mut *fast, &mut *slow] {
+            for c in b.chunks_exact_mut(2) {
+                if u16::from_ne_bytes([c[0], c[1]]) & 0x7FFF > 0x7F80 {
+                    c.copy_from_slice(&0x7FC0u16.to_ne_bytes());
                 }
             }
         }
@@ -1331,7 +1340,7 @@ fn nan_blind_difference(fast: &mut [u8], slow: &mut [u8], dt: DataType) -> Optio
 fn planes_match_reference_bitwise() {
     let mut rng = Rng::new(4242);
     let isas = crate::core::simd::available_isas();
-    let (mut hits, mut wide_hits) = (0, 0);
+    let (mut hits, mut wide_hits, mut bf16_hits) = (0, 0, 0);
     for case in 0..600 {
         let lead: Vec<usize> = (0..rng.below(3)).map(|_| rng.range(1, 4)).collect();
         // Sometimes tall planes (up to the path's 16K outputs).
@@ -1374,6 +1383,9 @@ fn planes_match_reference_bitwise() {
         ];
         let (sdt, ddt) = if only_w && rng.below(2) == 0 {
             (DataType::F32, DataType::F32)
+        } else if rng.below(5) == 0 {
+            // bf16 to bf16 (converted in the AVX-512 kernel's registers where it can).
+            (DataType::Bf16, DataType::Bf16)
         } else {
             (rng.pick(&types), rng.pick(&types))
         };
@@ -1410,12 +1422,30 @@ fn planes_match_reference_bitwise() {
         if sdt == DataType::F32 && ddt == DataType::F32 && rng.below(2) == 0 {
             sprinkle_specials(&mut rng, &mut sbuf);
         }
+        if sdt == DataType::Bf16 && ddt == DataType::Bf16 && rng.below(2) == 0 {
+            // bf16 specials: infinities, quiet and signalling NaNs, subnormals, zeros.
+            let sp = [
+                0x7F80u16, 0xFF80, 0x7FC1, 0x7F81, 0xFFA5, 0x0001, 0x807F, 0x8000, 0,
+            ];
+            for e in sbuf.chunks_exact_mut(2) {
+                if rng.below(8) == 0 {
+                    e.copy_from_slice(&rng.pick(&sp).to_le_bytes());
+                }
+            }
+        }
         let n = p.dst.span_bytes().unwrap();
         let mut slow = vec![0u8; n];
         for &isa in &isas {
             let plan = Plan::with_isa(p.clone(), isa).unwrap();
             if isa == isas[0] {
                 plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
+            }
+            let fused = sdt == DataType::Bf16
+                && ddt == DataType::Bf16
+                && iw <= 32
+                && isa == crate::core::simd::Isa::Avx512;
+            if plan.kernel_name() == "planes" && fused {
+                bf16_hits += 1;
             }
             if plan.kernel_name() == "planes" {
                 match (wide, isa) {
@@ -1437,6 +1467,13 @@ fn planes_match_reference_bitwise() {
         }
     }
     assert!(hits > 250, "planes kernel ran in only {hits} of 600 cases");
+    // bf16 planes of rows up to 32 on AVX-512 (about 70 draws).
+    if isas.contains(&crate::core::simd::Isa::Avx512) {
+        assert!(
+            bf16_hits > 30,
+            "bf16 AVX-512 planes ran in only {bf16_hits} cases"
+        );
+    }
     // Wide rows (draws of 17..64 outputs) on AVX2 (48 here) and AVX-512 (162 more).
     let need = if isas.contains(&crate::core::simd::Isa::Avx512) {
         150

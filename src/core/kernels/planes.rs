@@ -7,7 +7,7 @@
 
 use super::{simd, PixelTaps, Runs};
 use crate::core::aligned::AlignedBuf;
-use crate::core::dtype::DataType;
+use crate::core::dtype::{DataType, Numerics};
 use crate::core::reference::{Bufs, Tables};
 use crate::core::{Algorithm, Direction, Problem};
 
@@ -321,18 +321,20 @@ unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f
     }
 }
 
-/// [`plane_body`] on AVX-512 for blended rows of at most 32 columns: a row's blend is one
-/// or two masked vectors straight from the source rows, and its outputs are two
-/// permutations of them (no buffer, no gathers: the gathers of the per-element tables cost
-/// nchw f32 1x256 14x10->5x3 22 us, oneDNN 9.8).
+/// The body of [`plane_avx512_permute`] (`$bf`: bf16 elements, else f32), expanded in each
+/// kernel so that its closures get the kernel's target features (as a separate function
+/// they did not, and every intrinsic became a call: 5x slower).
+///
+/// Safety: AVX-512F (with `$bf`, AVX-512BW/VL/BF16) is enabled in the kernel; loads touch
+/// only the `iw` columns of each source row and stores only the row's `ow` outputs
+/// (masked-off lanes are neither read nor written); the permutation indices are below `iw`;
+/// `ow <= 16 * NV`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
-    // SAFETY: AVX-512F was detected by the caller; loads touch only the `iw` columns of each
-    // source row and stores only the row's `ow` outputs (masked-off lanes are neither read
-    // nor written); the permutation indices are below `iw`; `ow <= 16 * NV`.
-    unsafe {
+macro_rules! permute_body {
+    ($bf:literal, $src:expr, $dst:expr, $g:expr) => {{
         use std::arch::x86_64::*;
+        const BF: bool = $bf;
+        let (src, dst, g): (*const u8, *mut u8, &PlaneGeom) = ($src, $dst, $g);
         let (iw, ow) = (g.iw, g.ow);
         let mask = |n: usize| -> __mmask16 { ((1u32 << n.min(16)) - 1) as __mmask16 };
         let (m0, m1) = (mask(iw), mask(iw.saturating_sub(16)));
@@ -348,15 +350,24 @@ unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, 
                 _mm512_loadu_ps(g.q.as_ptr().add(j)),
             )
         });
+        let load = |p: *const u8, m: __mmask16, k: usize| {
+            if BF {
+                let h = _mm256_maskz_loadu_epi16(m, (p as *const i16).add(k));
+                _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+            } else {
+                _mm512_maskz_loadu_ps(m, (p as *const f32).add(k))
+            }
+        };
+        let esz = if BF { 2 } else { 4 };
         for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
-            let (s0, s1) = (src.add(a0 as usize), src.add(a1 as usize));
+            let (s0, s1) = (src.add(a0 as usize * esz), src.add(a1 as usize * esz));
             let (u, v) = (_mm512_set1_ps(u), _mm512_set1_ps(v));
             let blend = |m: __mmask16, k: usize| {
-                let y0 = _mm512_maskz_loadu_ps(m, s0.add(k));
+                let y0 = load(s0, m, k);
                 if !g.blend_h {
                     return y0;
                 }
-                let y1 = _mm512_maskz_loadu_ps(m, s1.add(k));
+                let y1 = load(s1, m, k);
                 _mm512_add_ps(_mm512_mul_ps(y0, u), _mm512_mul_ps(y1, v))
             };
             let lo = blend(m0, 0);
@@ -368,10 +379,42 @@ unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, 
                 let x0 = _mm512_permutex2var_ps(lo, c, hi);
                 let x1 = _mm512_permutex2var_ps(lo, e, hi);
                 let val = _mm512_add_ps(_mm512_mul_ps(x0, p), _mm512_mul_ps(x1, q));
-                _mm512_mask_storeu_ps(dst.add(r * ow + 16 * k), mo, val);
+                let at = r * ow + 16 * k;
+                if BF {
+                    let b = std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(val));
+                    _mm256_mask_storeu_epi16((dst as *mut i16).add(at), mo, b);
+                } else {
+                    _mm512_mask_storeu_ps((dst as *mut f32).add(at), mo, val);
+                }
             }
         }
-    }
+    }};
+}
+
+/// [`plane_body`] on AVX-512 for blended rows of at most 32 columns: a row's blend is one
+/// or two masked vectors straight from the source rows, and its outputs are two
+/// permutations of them (no buffer, no gathers: the gathers of the per-element tables cost
+/// nchw f32 1x256 14x10->5x3 22 us, oneDNN 9.8).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
+    // SAFETY: the caller's (`permute_body`'s contract), AVX-512F detected.
+    unsafe { permute_body!(false, src as *const u8, dst as *mut u8, g) }
+}
+
+/// [`plane_avx512_permute`] from bf16 to bf16 under oneDNN numerics, converting in
+/// registers: the values the f32 planes' conversion passes produce (bf16 widened exactly;
+/// `vcvtneps2bf16`, [`simd::store_contiguous`]'s rounding there), without the passes (nchw
+/// bf16 8x256 32->64 linear: they were 37% of the time).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
+unsafe fn plane_avx512_permute_bf16<const NV: usize>(
+    src: *const u16,
+    dst: *mut u16,
+    g: &PlaneGeom,
+) {
+    // SAFETY: the caller's (`permute_body`'s contract), the features detected.
+    unsafe { permute_body!(true, src as *const u8, dst as *mut u8, g) }
 }
 
 /// `n` consecutive planes from `src` (`gr.step` apart) to `dst` (back to back), a group at
@@ -591,6 +634,20 @@ pub(crate) unsafe fn run(
     // Other types go through f32 planes: the source span converted on the way in, the output
     // plane converted on the way out (the same values as the reference's load and store).
     let direct = sdt == DataType::F32 && g.depth.is_none();
+    // bf16 to bf16 planes of rows up to 32 wide convert in the permute kernel's registers
+    // (without groups of tiny planes, which go through the f32 buffers).
+    #[cfg(target_arch = "x86_64")]
+    let bf16 = sdt == DataType::Bf16
+        && ddt == DataType::Bf16
+        && p.numerics != Numerics::Ieee
+        && g.depth.is_none()
+        && g.group.is_none()
+        && g.iw <= 32
+        && simd::isa() == simd::Isa::Avx512
+        && simd::avx512bf16();
+    #[cfg(not(target_arch = "x86_64"))]
+    let bf16 = false;
+    let direct = direct || bf16;
     let out_n = g.outputs();
     // With a depth level, a batch's planes are blended side by side: room for all at once.
     let depth_planes =
@@ -673,6 +730,23 @@ pub(crate) unsafe fn run(
             }
         }
         r += n;
+        #[cfg(target_arch = "x86_64")]
+        if bf16 {
+            // SAFETY: as below: each plane's source span from its base and its contiguous
+            // output plane lie within the buffers; the features were detected.
+            unsafe {
+                let (sp, dp) = (bufs.src as *const u16, bufs.dst as *mut u16);
+                for k in 0..n {
+                    let (s, d) = (sp.add(sbase + k * sstep), dp.add(doff + k * out_n));
+                    match g.ow {
+                        0..=16 => plane_avx512_permute_bf16::<1>(s, d, g),
+                        17..=32 => plane_avx512_permute_bf16::<2>(s, d, g),
+                        _ => plane_avx512_permute_bf16::<4>(s, d, g),
+                    }
+                }
+            }
+            continue;
+        }
         // SAFETY: the planes' elements (the source spans from their bases, the contiguous
         // output planes) lie within the buffers; this run alone writes them.
         unsafe {
