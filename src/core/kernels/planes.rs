@@ -7,7 +7,7 @@
 
 use super::{simd, PixelTaps, Runs};
 use crate::core::aligned::AlignedBuf;
-use crate::core::dtype::{DataType, Numerics};
+use crate::core::dtype::DataType;
 use crate::core::reference::{Bufs, Tables};
 use crate::core::{Algorithm, Direction, Problem};
 
@@ -639,7 +639,7 @@ pub(crate) unsafe fn run(
     #[cfg(target_arch = "x86_64")]
     let bf16 = sdt == DataType::Bf16
         && ddt == DataType::Bf16
-        && p.numerics != Numerics::Ieee
+        && p.numerics != crate::core::dtype::Numerics::Ieee
         && g.depth.is_none()
         && g.group.is_none()
         && g.iw <= 32
