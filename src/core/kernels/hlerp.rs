@@ -515,19 +515,7 @@ unsafe fn avx512_cycle<const NARROW: bool, const D: u8, const P: usize>(
             _ => (wv(&t.w0, i), wv(&t.w1, i)),
         });
         let block = |win: *const f32, i: usize, o: *mut f32| {
-            let (v0, v1) = if NARROW {
-                let a = _mm512_loadu_ps(win);
-                (
-                    _mm512_permutexvar_ps(q0[i], a),
-                    _mm512_permutexvar_ps(q1[i], a),
-                )
-            } else {
-                let (a, b) = (_mm512_loadu_ps(win), _mm512_loadu_ps(win.add(16)));
-                (
-                    _mm512_permutex2var_ps(a, q0[i], b),
-                    _mm512_permutex2var_ps(a, q1[i], b),
-                )
-            };
+            let (v0, v1) = taps_avx512::<NARROW>(win, q0[i], q1[i]);
             let r = _mm512_add_ps(_mm512_mul_ps(v0, w[i].0), _mm512_mul_ps(v1, w[i].1));
             if nt {
                 _mm512_stream_ps(o, r);
@@ -547,6 +535,34 @@ unsafe fn avx512_cycle<const NARROW: bool, const D: u8, const P: usize>(
         }
         for (i, &off) in offs.iter().enumerate().take(n % P) {
             block(win.offset(off), i, o.add(i * 16));
+        }
+    }
+}
+
+/// A block's two tap vectors from its window at `win` by the index vectors `q0`, `q1`: with
+/// `NARROW` one 16-element vector and two `vpermps`, else 32 elements and two `vpermt2ps`.
+///
+/// # Safety
+/// AVX-512F is enabled in the caller (inlined there); the window lies in readable memory.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn taps_avx512<const NARROW: bool>(
+    win: *const f32,
+    q0: std::arch::x86_64::__m512i,
+    q1: std::arch::x86_64::__m512i,
+) -> (std::arch::x86_64::__m512, std::arch::x86_64::__m512) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's.
+    unsafe {
+        if NARROW {
+            let a = _mm512_loadu_ps(win);
+            (_mm512_permutexvar_ps(q0, a), _mm512_permutexvar_ps(q1, a))
+        } else {
+            let (a, b) = (_mm512_loadu_ps(win), _mm512_loadu_ps(win.add(16)));
+            (
+                _mm512_permutex2var_ps(a, q0, b),
+                _mm512_permutex2var_ps(a, q1, b),
+            )
         }
     }
 }
@@ -586,16 +602,7 @@ unsafe fn avx512<const STEP: usize, const NARROW: bool, const D: u8>(
             let w = row.add(p.base[k] as usize - bias);
             let q0 = _mm512_cvtepu8_epi32(idx(p.p0.as_ptr().add(j)));
             let q1 = _mm512_cvtepu8_epi32(idx(p.p1.as_ptr().add(j)));
-            let (v0, v1) = if NARROW {
-                let a = _mm512_loadu_ps(w);
-                (_mm512_permutexvar_ps(q0, a), _mm512_permutexvar_ps(q1, a))
-            } else {
-                let (a, b) = (_mm512_loadu_ps(w), _mm512_loadu_ps(w.add(16)));
-                (
-                    _mm512_permutex2var_ps(a, q0, b),
-                    _mm512_permutex2var_ps(a, q1, b),
-                )
-            };
+            let (v0, v1) = taps_avx512::<NARROW>(w, q0, q1);
             let load = |v: &[f32]| _mm512_maskz_loadu_ps(mask, v.as_ptr().add(j));
             let (w0, w1) = match D {
                 1 => {
