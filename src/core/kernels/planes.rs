@@ -657,7 +657,11 @@ pub(crate) unsafe fn run(
         (false, None) => g.span,
         (false, Some(_)) => depth_planes * g.span,
     });
-    let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 { 0 } else { out_n });
+    let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 || bf16 {
+        0
+    } else {
+        out_n
+    });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
