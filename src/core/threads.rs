@@ -10,8 +10,9 @@
 //! and inside a virtual machine an idle vCPU is halted and costs more still. The spin time
 //! is `RESAMPLE_SPIN_US` microseconds (default 500; 0 sleeps at once).
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -137,7 +138,10 @@ impl Pool {
             let sh = shared.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("resample-{i}"))
-                .spawn(move || worker(&sh));
+                .spawn(move || {
+                    SLOT.with(|s| s.set(i + 1));
+                    worker(&sh)
+                });
             if spawned.is_ok() {
                 started += 1;
             }
@@ -239,9 +243,13 @@ fn worker(sh: &Shared) {
 /// Runs `f` over `0..items` split into contiguous chunks of at least `grain` items, in
 /// parallel when that pays off. `f` receives `(start, end)`.
 ///
-/// The calling thread starts on the first chunk at once and the pool's workers join as they
-/// wake; chunks are claimed from a shared counter, so a late worker simply takes fewer. That
-/// keeps small problems from waiting on a thread wake-up before any work starts.
+/// Each thread owns a contiguous share of the chunks, the same share in every call with the
+/// same split, so data a call leaves in a core's cache is where that core looks for it in the
+/// next call (two threads, nhwc f32 2x48 34x40->67x79 nearest, 2.5 MB: 58 us with chunks
+/// claimed first come first served, which moved half the data between the cores' L2s every
+/// call). The calling thread starts at once; a thread done with its share takes chunks from
+/// the end of the others', so a late or sleeping worker simply does fewer and small problems
+/// never wait on a wake-up.
 pub fn parallel_for(items: usize, grain: usize, f: impl Fn(usize, usize) + Sync) {
     let grain = grain.max(1);
     if items == 0 {
@@ -260,19 +268,69 @@ pub fn parallel_for(items: usize, grain: usize, f: impl Fn(usize, usize) + Sync)
         return;
     }
     let per = items.div_ceil(chunks);
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let c = next.fetch_add(1, Relaxed);
-        if c >= chunks {
-            break;
-        }
-        let s = c * per;
-        let e = (s + per).min(items);
-        if s < e {
-            f(s, e);
+    let shares = Shares::new(nthr.min(MAX_SHARES), chunks);
+    let work = || {
+        let me = SLOT.with(Cell::get) % shares.n;
+        while let Some(c) = shares.claim(me) {
+            let s = c * per;
+            let e = (s + per).min(items);
+            if s < e {
+                f(s, e);
+            }
         }
     };
     pool.run(&work);
+}
+
+/// Most shares a call splits its chunks into (threads beyond start in a shared one).
+const MAX_SHARES: usize = 64;
+
+thread_local! {
+    /// The share a thread starts with: 0 for callers, `i + 1` for worker `i`.
+    static SLOT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Chunks `0..chunks` split into `n` contiguous shares, each its unclaimed range `lo..hi`
+/// packed in one word: the owner claims from the front, others from the back.
+struct Shares {
+    n: usize,
+    range: [AtomicU64; MAX_SHARES],
+}
+
+impl Shares {
+    fn new(n: usize, chunks: usize) -> Self {
+        let range = std::array::from_fn(|k| {
+            let (lo, hi) = (k * chunks / n, (k + 1) * chunks / n);
+            AtomicU64::new(((hi as u64) << 32) | lo as u64)
+        });
+        Shares { n, range }
+    }
+
+    /// The next chunk for the thread starting in share `me`: its own share's first unclaimed
+    /// one, else the last unclaimed one of the next share that has any.
+    fn claim(&self, me: usize) -> Option<usize> {
+        for k in (0..self.n).map(|j| (me + j) % self.n) {
+            let own = k == me;
+            let r = &self.range[k];
+            let mut cur = r.load(Relaxed);
+            loop {
+                let (lo, hi) = (cur & 0xFFFF_FFFF, cur >> 32);
+                if lo >= hi {
+                    break;
+                }
+                let (next, c) = if own {
+                    (cur + 1, lo)
+                } else {
+                    (((hi - 1) << 32) | lo, hi - 1)
+                };
+                match r.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+                    Ok(_) => return Some(c as usize),
+                    Err(v) => cur = v,
+                }
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -299,6 +357,33 @@ mod tests {
             }
         }
         set_max_threads(0);
+    }
+
+    /// A thread takes its own share front to back, then the others' from their ends; threads
+    /// claiming at once get every chunk exactly once.
+    #[test]
+    fn shares_keep_their_owner_and_split_exactly() {
+        let s = Shares::new(3, 10); // shares 0..3, 3..6, 6..10
+        let order: Vec<usize> = std::iter::from_fn(|| s.claim(1)).collect();
+        assert_eq!(order, [3, 4, 5, 9, 8, 7, 6, 2, 1, 0]);
+        for (n, chunks) in [(2, 16), (3, 7), (4, 1000), (64, 64)] {
+            let s = Shares::new(n, chunks);
+            let seen: Vec<AtomicU32> = (0..chunks).map(|_| AtomicU32::new(0)).collect();
+            std::thread::scope(|sc| {
+                for me in 0..n.min(8) {
+                    let (s, seen) = (&s, &seen);
+                    sc.spawn(move || {
+                        while let Some(c) = s.claim(me) {
+                            seen[c].fetch_add(1, Ordering::Relaxed);
+                        }
+                    });
+                }
+            });
+            assert!(
+                seen.iter().all(|c| c.load(Ordering::Relaxed) == 1),
+                "{n} {chunks}"
+            );
+        }
     }
 
     /// A panic in any chunk (on a worker or on the caller) reaches the caller after every
