@@ -22,6 +22,8 @@ pub(crate) struct PixelRows {
     /// blocks `blk_src` apart); empty otherwise.
     pub block_taps: PixelTaps,
     pub runs: usize,
+    /// Pixels (of one lane block) a run writes: what the threads' grain counts.
+    pub run_pixels: usize,
     /// Per output pixel: src element offsets of its two taps along `px` and their weights;
     /// with one tap (nearest, identity) the offsets are equal and `two_taps` is false.
     pub taps: Vec<(usize, usize, f32, f32)>,
@@ -110,9 +112,16 @@ pub(super) fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelR
             .map(|a| p.dst.dims[a])
             .product::<usize>()
         * merged.map_or(1, |(a, k)| p.dst.dims[a].div_ceil(k));
+    // (A merged table holds every row of `px2`; a run takes `px2_rows` of them.)
+    let run_pixels = match merged {
+        Some((a, k)) => taps.len() / p.dst.dims[a].max(1) * k,
+        None if blocks_inside => taps.len() * l.nblk,
+        None => taps.len(),
+    };
     let mut pr = PixelRows {
         px,
         px2,
+        run_pixels,
         px2_rows: merged.map_or(1, |m| m.1),
         blocks_inside,
         block_taps,
