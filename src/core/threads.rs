@@ -261,8 +261,15 @@ pub fn parallel_for(items: usize, grain: usize, f: impl Fn(usize, usize) + Sync)
         return;
     };
     let nthr = pool.workers + 1;
-    // A few chunks per thread balance uneven rows without fine-grained overhead.
+    // A few chunks per thread balance uneven rows without fine-grained overhead; a few
+    // chunks are a multiple of the threads, each then a little under the grain (3 chunks
+    // on 2 threads took 2/3 of the one-thread time: nCx16c f32 8x96 6x10->12x3 13 us, now
+    // 10; oneDNN 11).
     let chunks = (items / grain).clamp(1, nthr * 8);
+    let chunks = match chunks {
+        1 => 1,
+        c => c.next_multiple_of(nthr).min(items),
+    };
     if chunks == 1 {
         f(0, items);
         return;
