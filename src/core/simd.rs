@@ -2784,6 +2784,72 @@ pub(crate) unsafe fn permute_bytes(
     }
 }
 
+/// [`repeat_raw`] of 4-byte elements by 2, streamed: `dst[2i] = dst[2i + 1] = src[i]` for
+/// `i < n`, each output vector duplicated in registers and stored past the cache. `false`
+/// (nothing written) unless this ISA has the vectors, `n` is a multiple of 8 and `dst`
+/// starts a line (every 64-byte line is then written by streamed stores alone).
+///
+/// # Safety
+/// `n` readable elements at `src`, `2n` writable ones at `dst`, not overlapping.
+pub(crate) unsafe fn repeat2_stream32(src: *const u32, dst: *mut u32, n: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        unsafe fn avx512(src: *const u32, dst: *mut u32, n: usize) {
+            // SAFETY: AVX-512F detected by the caller; reads `src[..n]`, writes `dst[..2n]`,
+            // whole 64-byte lines from an aligned `dst` (`n % 8 == 0`).
+            unsafe {
+                use std::arch::x86_64::*;
+                let lo = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+                let hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+                let mut i = 0;
+                while i + 16 <= n {
+                    let a = _mm512_loadu_si512(src.add(i) as *const _);
+                    _mm512_stream_si512(dst.add(2 * i) as *mut _, _mm512_permutexvar_epi32(lo, a));
+                    _mm512_stream_si512(
+                        dst.add(2 * i + 16) as *mut _,
+                        _mm512_permutexvar_epi32(hi, a),
+                    );
+                    i += 16;
+                }
+                if i < n {
+                    let a = _mm512_castsi256_si512(_mm256_loadu_si256(src.add(i) as *const _));
+                    _mm512_stream_si512(dst.add(2 * i) as *mut _, _mm512_permutexvar_epi32(lo, a));
+                }
+            }
+        }
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(src: *const u32, dst: *mut u32, n: usize) {
+            // SAFETY: AVX2 detected by the caller; reads `src[..n]`, writes `dst[..2n]` in
+            // 32-byte stores at 32-byte aligned addresses (`dst` aligned, `n % 8 == 0`).
+            unsafe {
+                use std::arch::x86_64::*;
+                let lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+                let hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+                for i in (0..n).step_by(8) {
+                    let a = _mm256_loadu_si256(src.add(i) as *const __m256i);
+                    let d = dst.add(2 * i) as *mut __m256i;
+                    _mm256_stream_si256(d, _mm256_permutevar8x32_epi32(a, lo));
+                    _mm256_stream_si256(d.add(1), _mm256_permutevar8x32_epi32(a, hi));
+                }
+            }
+        }
+        if n.is_multiple_of(8) && (dst as usize).is_multiple_of(64) {
+            // SAFETY: the caller's contract; each variant runs on an ISA the CPU has.
+            unsafe {
+                match isa() {
+                    Isa::Avx512 => avx512(src, dst, n),
+                    Isa::Avx2 => avx2(src, dst, n),
+                    _ => return false,
+                }
+            }
+            return true;
+        }
+    }
+    let _ = (src, dst, n);
+    false
+}
+
 /// `dst[i*k + j] = src[i]` for `i < n`, `j < k`: nearest upsampling by an integer factor.
 pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: usize, k: usize) {
     // SAFETY: `by_k` gets the caller's contract (`n` elements of `size` bytes in, `n * k` out)
