@@ -627,23 +627,26 @@ pub(crate) unsafe fn rows(
                 // scratch row between (nchw f32 nearest, side by side, 1 / 2 threads: 8x256
                 // 32->64 2.28 -> 1.69 / 1.42 -> 0.89 ms, 8x64 56->112 1.47 -> 1.23 / 0.99 ->
                 // 0.68, 1x3 HD->4K 6.65 -> 5.04 / 3.40 -> 2.53; oneDNN 2.23, 1.42, 11.8 at 1).
-                let first = b.dst.add((doff0 + oh_lo * hd) * dsz);
+                // The first row says whether the kernel applies (ISA, length, alignment); the
+                // others, a whole number of lines further, then take it too.
+                let repeat2 = |oh: usize| {
+                    let sp = b.src.add(src_row(oh) * ssz) as *const u32;
+                    let dp = b.dst.add((doff0 + oh * hd) * dsz) as *mut u32;
+                    simd::repeat2_stream32(sp, dp, row.n_in)
+                };
                 if ntb.is_some()
                     && raw == RawCopy::Bits
                     && row.bperm.is_none()
                     && row.px == 4
                     && row.repeat == Some(2)
                     && g.out_w == 2 * row.n_in
-                    && (first as usize).is_multiple_of(64)
                     && (hd * dsz).is_multiple_of(64)
-                    && (oh_lo..oh_hi).all(|oh| {
-                        let (sp, dp) = (
-                            b.src.add(src_row(oh) * ssz),
-                            first.add((oh - oh_lo) * hd * dsz),
-                        );
-                        simd::repeat2_stream32(sp as *const u32, dp as *mut u32, row.n_in)
-                    })
+                    && repeat2(oh_lo)
                 {
+                    for oh in oh_lo + 1..oh_hi {
+                        let done = repeat2(oh);
+                        debug_assert!(done);
+                    }
                     continue;
                 }
                 if let (Some(nb), true) = (&mut ntb, n < STREAM_ROW) {
