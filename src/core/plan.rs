@@ -323,7 +323,7 @@ impl Plan {
             }
             Strategy::Planes(g) => par(
                 g.runs,
-                (grain_elems / g.outputs().max(1)).max(1),
+                (grain_elems / g.cost()).max(1),
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
                 // every dst element has one writer.
                 &|s, e| unsafe { kernels::planes::run(p, t, g, b, s, e) },

@@ -1563,13 +1563,22 @@ fn grouped_tiny_planes_match_reference_bitwise() {
                     }
                 }
             }
-            let mut fast = vec![0xA5u8; n];
-            plan.execute(&sbuf, &mut fast, &[]).unwrap();
-            if let Some(i) = nan_blind_difference(&mut fast, &mut slow, dt) {
-                panic!(
-                    "case {case} {isa:?} {}: {dt:?} {sdims:?} -> {ddims:?} {rule:?}: at byte {i}",
-                    plan.kernel_name(),
-                );
+            // Whole, and in chunks of a few planes on 3 threads (chunks cut batches and
+            // the depth axis anywhere).
+            for chunked in [false, true] {
+                let mut fast = vec![0xA5u8; n];
+                let mut run = || plan.execute(&sbuf, &mut fast, &[]).unwrap();
+                match chunked {
+                    false => run(),
+                    true => crate::core::threads::tests::with_small_chunks(3, 1 + case % 5, run),
+                }
+                if let Some(i) = nan_blind_difference(&mut fast, &mut slow, dt) {
+                    panic!(
+                        "case {case} {isa:?} {} chunked {chunked}: {dt:?} {sdims:?} -> \
+                         {ddims:?} {rule:?}: at byte {i}",
+                        plan.kernel_name(),
+                    );
+                }
             }
         }
     }

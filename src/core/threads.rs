@@ -251,11 +251,14 @@ fn worker(sh: &Shared) {
 /// the end of the others', so a late or sleeping worker simply does fewer and small problems
 /// never wait on a wake-up.
 pub fn parallel_for(items: usize, grain: usize, f: impl Fn(usize, usize) + Sync) {
+    #[cfg(test)]
+    let grain = grain.min(tests::GRAIN_CAP.load(Relaxed));
     let grain = grain.max(1);
     if items == 0 {
         return;
     }
-    let pool = if items > grain { pool() } else { None };
+    // Under two grains the work is one chunk: no pool (its lock and reference count).
+    let pool = if items / grain >= 2 { pool() } else { None };
     let Some(pool) = pool else {
         f(0, items);
         return;
@@ -341,9 +344,23 @@ impl Shares {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// Largest grain `parallel_for` uses: tests lower it so that small problems split into
+    /// chunks starting and ending anywhere (it changes where chunks cut, never results).
+    pub(crate) static GRAIN_CAP: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+    /// Runs `f` with `threads` threads and grains of at most `cap` items.
+    pub(crate) fn with_small_chunks(threads: usize, cap: usize, f: impl FnOnce()) {
+        let before = max_threads();
+        set_max_threads(threads);
+        GRAIN_CAP.store(cap, Relaxed);
+        f();
+        GRAIN_CAP.store(usize::MAX, Relaxed);
+        set_max_threads(before);
+    }
 
     #[test]
     fn every_item_runs_exactly_once() {

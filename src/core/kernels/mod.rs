@@ -522,6 +522,11 @@ impl Runs {
             r.doff += r.pos[a] * r.dstr[a];
             r.sbase += r.pos[a] * r.sstr[a];
         }
+        // Innermost axes walked inside a run (extent 1) only roll over: advancing skips them
+        // (they were most of the walk over tiny ncdhw planes, 4 outputs each).
+        while r.rank > 0 && r.ext[r.rank - 1] == 1 {
+            r.rank -= 1;
+        }
         r
     }
 
