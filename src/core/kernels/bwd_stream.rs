@@ -906,6 +906,47 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
     }
 }
 
+/// Software read-ahead of diff_dst for walks whose rows move forward through it: the
+/// bytes past the furthest row read so far are prefetched up to [`READ_AHEAD`] beyond it,
+/// each line once. A row's terms jump between several diff_dst rows (4 per 2x linear
+/// row) and its arithmetic is long, so the hardware prefetchers alone left one thread
+/// waiting on memory.
+struct ReadAhead {
+    /// Bytes a diff_dst row spans.
+    row: usize,
+    /// Address prefetched up to.
+    done: usize,
+}
+
+const READ_AHEAD: usize = 2048;
+
+impl ReadAhead {
+    fn new(row: usize) -> Self {
+        ReadAhead { row, done: 0 }
+    }
+
+    /// Prefetches ahead of the rows of `terms` (offsets in elements of `size` bytes from
+    /// `src`).
+    fn rows(&mut self, src: *const u8, size: usize, terms: &[Term]) {
+        let Some(hi) = terms.iter().map(|t| t.off).max() else {
+            return;
+        };
+        let end = (src as usize).wrapping_add(hi * size + self.row);
+        let target = end.wrapping_add(READ_AHEAD);
+        // Rows read before the furthest one (a 2x row's first two) leave the mark where it
+        // is; behind the rows, or far ahead of them after a jump back (another plane), it
+        // starts again from the rows' end.
+        let from = match self.done {
+            d if d < end || d > target.wrapping_add(READ_AHEAD) => end,
+            d => d,
+        };
+        if from < target {
+            simd::prefetch_span(from as *const u8, target - from);
+            self.done = target;
+        }
+    }
+}
+
 /// [`unlaned`] by permuted windows (see [`super::bwd_perm`]).
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
@@ -933,6 +974,7 @@ unsafe fn permuted(
         let mut acc = AlignedBuf::<f32>::zeroed(if in_place { 0 } else { n_in });
         let (mut terms, mut combos) = (Vec::new(), Vec::new());
         let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0)], start);
+        let mut ahead = ReadAhead::new(s.dims[g.w] * s.dtype.size());
         for _ in start..end {
             let idx = runs.pos;
             let (doff, sbase) = (runs.doff, runs.sbase);
@@ -951,6 +993,7 @@ unsafe fn permuted(
                 &mut terms,
                 &mut combos,
             );
+            ahead.rows(src, s.dtype.size(), terms);
             let out = if in_place {
                 (b.dst as *mut f32).add(doff)
             } else {
