@@ -636,22 +636,27 @@ pub(crate) unsafe fn lanes_row_narrow(
                 if dt == DataType::Bf16 && lanes >= 16 {
                     use vectors::x86::{bf16_pairs_row as row, Pairs256, Pairs512};
                     macro_rules! pairs {
-                        ($p:ty) => {
+                        ($f:ident $(, $p:ty)?) => {
                             match (m, px2) {
-                                (0, _) => row::<$p, 0, false>,
-                                (1, false) => row::<$p, 1, false>,
-                                (1, true) => row::<$p, 1, true>,
-                                (2, false) => row::<$p, 2, false>,
-                                (2, true) => row::<$p, 2, true>,
-                                (_, false) => row::<$p, 3, false>,
-                                (_, true) => row::<$p, 3, true>,
+                                (0, _) => $f::<$($p,)? 0, false>,
+                                (1, false) => $f::<$($p,)? 1, false>,
+                                (1, true) => $f::<$($p,)? 1, true>,
+                                (2, false) => $f::<$($p,)? 2, false>,
+                                (2, true) => $f::<$($p,)? 2, true>,
+                                (_, false) => $f::<$($p,)? 3, false>,
+                                (_, true) => $f::<$($p,)? 3, true>,
                             }
                         };
                     }
+                    if lanes == 16 && px.len() >= 2 {
+                        use vectors::x86::bf16_pixel_pairs_row as two;
+                        pairs!(two)(src, base, w, px, out, ostride);
+                        return true;
+                    }
                     let f = if lanes >= 32 {
-                        pairs!(Pairs512)
+                        pairs!(row, Pairs512)
                     } else {
-                        pairs!(Pairs256)
+                        pairs!(row, Pairs256)
                     };
                     f(src, base, w, px, lanes, out, ostride);
                     return true;
@@ -2672,6 +2677,7 @@ pub(crate) fn byte_permute_blocks() -> Option<(usize, usize)> {
 /// `src` holds `src_bytes`, `dst` has room for `out_bytes`; the tables are consistent
 /// (every `base + idx` of a stored byte below `src_bytes`, `idx` below the window) and were
 /// built for this CPU's `block` by [`byte_permute_blocks`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn permute_bytes(
     base: &[u32],
     idx: &[u8],
@@ -2680,10 +2686,11 @@ pub(crate) unsafe fn permute_bytes(
     src_bytes: usize,
     dst: *mut u8,
     out_bytes: usize,
+    bf16_fix: bool,
 ) {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "ssse3")]
-    unsafe fn ssse3(
+    unsafe fn ssse3<const FIX: bool>(
         base: &[u32],
         idx: &[u8],
         src: *const u8,
@@ -2707,7 +2714,10 @@ pub(crate) unsafe fn permute_bytes(
                     _mm_loadu_si128(t.as_ptr() as *const __m128i)
                 };
                 let p = _mm_loadu_si128(idx.as_ptr().add(16 * j) as *const __m128i);
-                let v = _mm_shuffle_epi8(w, p);
+                let mut v = _mm_shuffle_epi8(w, p);
+                if FIX {
+                    v = bf16_fix_sse2(v);
+                }
                 let n = out_bytes - 16 * j;
                 if n >= 16 {
                     _mm_storeu_si128(dst.add(16 * j) as *mut __m128i, v);
@@ -2721,7 +2731,7 @@ pub(crate) unsafe fn permute_bytes(
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn vbmi(
+    unsafe fn vbmi<const FIX: bool>(
         base: &[u32],
         idx: &[u8],
         src: *const u8,
@@ -2754,7 +2764,10 @@ pub(crate) unsafe fn permute_bytes(
                     )
                 };
                 let p = _mm512_loadu_si512(idx.as_ptr().add(64 * j) as *const _);
-                let v = _mm512_permutex2var_epi8(lo, p, hi);
+                let mut v = _mm512_permutex2var_epi8(lo, p, hi);
+                if FIX {
+                    v = bf16_fix_avx512(v);
+                }
                 let n = out_bytes - 64 * j;
                 if n >= 64 {
                     _mm512_storeu_si512(dst.add(64 * j) as *mut _, v);
@@ -2769,10 +2782,18 @@ pub(crate) unsafe fn permute_bytes(
     // x86 vector ISAs, which imply it).
     unsafe {
         #[cfg(target_arch = "x86_64")]
-        match byte_permute_blocks() {
-            Some((64, _)) if block == 64 => return vbmi(base, idx, src, src_bytes, dst, out_bytes),
-            Some((16, _)) if block == 16 => {
-                return ssse3(base, idx, src, src_bytes, dst, out_bytes)
+        match (byte_permute_blocks(), bf16_fix) {
+            (Some((64, _)), false) if block == 64 => {
+                return vbmi::<false>(base, idx, src, src_bytes, dst, out_bytes)
+            }
+            (Some((64, _)), true) if block == 64 => {
+                return vbmi::<true>(base, idx, src, src_bytes, dst, out_bytes)
+            }
+            (Some((16, _)), false) if block == 16 => {
+                return ssse3::<false>(base, idx, src, src_bytes, dst, out_bytes)
+            }
+            (Some((16, _)), true) if block == 16 => {
+                return ssse3::<true>(base, idx, src, src_bytes, dst, out_bytes)
             }
             _ => {}
         }
@@ -2780,6 +2801,9 @@ pub(crate) unsafe fn permute_bytes(
             let at = base[o / block] as usize + i as usize;
             debug_assert!(at < src_bytes);
             *dst.add(o) = *src.add(at);
+        }
+        if bf16_fix {
+            self::bf16_fix(dst, out_bytes / 2);
         }
     }
 }
@@ -2892,7 +2916,7 @@ pub(crate) unsafe fn repeat_raw(size: usize, src: *const u8, dst: *mut u8, n: us
 /// oneDNN's bf16 -> f32 -> bf16 round trip on the bits: subnormals flush to a signed zero,
 /// NaNs are quieted (`| 0x40`), everything else is unchanged.
 #[inline(always)]
-fn bf16_roundtrip_bits(b: u16) -> u16 {
+pub(crate) fn bf16_roundtrip_bits(b: u16) -> u16 {
     let sub = b & 0x7F80 == 0;
     let nan = b & 0x7FFF > 0x7F80;
     if sub {
@@ -2919,6 +2943,23 @@ unsafe fn bf16_fix_avx2(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m
         let nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16(0x7F80));
         let kept = _mm256_andnot_si256(_mm256_and_si256(sub, _mm256_set1_epi16(0x7FFF)), v);
         _mm256_or_si256(kept, _mm256_and_si256(nan, _mm256_set1_epi16(0x40)))
+    }
+}
+
+/// [`bf16_fix_avx2`] on the 8 bf16 lanes of `v`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bf16_fix_sse2(v: std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128i {
+    // SAFETY: SSE2 is x86_64's baseline; register operations only.
+    unsafe {
+        use std::arch::x86_64::*;
+        let exp = _mm_and_si128(v, _mm_set1_epi16(0x7F80));
+        let sub = _mm_cmpeq_epi16(exp, _mm_setzero_si128());
+        // Non-negative as i16, so the signed compare orders magnitudes.
+        let mag = _mm_and_si128(v, _mm_set1_epi16(0x7FFF));
+        let nan = _mm_cmpgt_epi16(mag, _mm_set1_epi16(0x7F80));
+        let kept = _mm_andnot_si128(_mm_and_si128(sub, _mm_set1_epi16(0x7FFF)), v);
+        _mm_or_si128(kept, _mm_and_si128(nan, _mm_set1_epi16(0x40)))
     }
 }
 

@@ -126,7 +126,9 @@ impl BytePerm {
     /// # Safety
     /// `src` holds the `src_bytes` of the row these tables were built for, `dst` has room
     /// for `out_bytes`, and the ISA is the one they were built under.
-    pub(crate) unsafe fn permute(&self, src: *const u8, dst: *mut u8) {
+    /// With `bf16_fix`, the bytes are bf16 values fixed up as [`simd::bf16_fix`] does, in
+    /// registers (a pass of its own over a long row read it back from L2).
+    pub(crate) unsafe fn permute(&self, src: *const u8, dst: *mut u8, bf16_fix: bool) {
         // SAFETY: the caller's contract; `new` made every `base + idx` of a stored byte
         // fall within `src_bytes` and within its block's window.
         unsafe {
@@ -138,6 +140,7 @@ impl BytePerm {
                 self.src_bytes,
                 dst,
                 self.out_bytes,
+                bf16_fix,
             )
         }
     }
@@ -349,10 +352,24 @@ mod tests {
             let src: Vec<u8> = (0..n_in * px).map(|_| rng.next() as u8).collect();
             let mut out = vec![0u8; n_out * px];
             // SAFETY: the tables were built for this row; the buffers have their sizes.
-            unsafe { bp.permute(src.as_ptr(), out.as_mut_ptr()) };
+            unsafe { bp.permute(src.as_ptr(), out.as_mut_ptr(), false) };
             for (o, &v) in out.iter().enumerate() {
                 let want = src[pix[o / px] as usize * px + o % px];
                 assert_eq!(v, want, "case {case} px {px} {n_in}->{n_out} byte {o}");
+            }
+            // bf16 pixels fixed up in registers: each value as bf16_fix leaves it.
+            if px % 2 == 0 {
+                let mut fixed = vec![0u8; n_out * px];
+                // SAFETY: as above.
+                unsafe { bp.permute(src.as_ptr(), fixed.as_mut_ptr(), true) };
+                let want: Vec<u8> = out
+                    .chunks_exact(2)
+                    .flat_map(|b| {
+                        let v = u16::from_le_bytes([b[0], b[1]]);
+                        simd::bf16_roundtrip_bits(v).to_le_bytes()
+                    })
+                    .collect();
+                assert_eq!(fixed, want, "case {case} px {px} {n_in}->{n_out} fixed");
             }
         }
         let isa = simd::isa();

@@ -109,10 +109,7 @@ impl RawRow<'_> {
             // SAFETY: the caller's contract; the tables describe this row.
             unsafe {
                 let dq = at(0, n);
-                bp.permute(sp, dq);
-                if self.raw == RawCopy::Bf16Onednn {
-                    simd::bf16_fix(dq, n * self.nc);
-                }
+                bp.permute(sp, dq, self.raw == RawCopy::Bf16Onednn);
             }
             return;
         }
