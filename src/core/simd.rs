@@ -1402,16 +1402,11 @@ unsafe fn sse2_pixels(
         use std::arch::x86_64::*;
         let ld = |p: *const u8| {
             let v = _mm_loadu_si128(p as *const __m128i);
-            if !fix {
-                return v;
+            if fix {
+                bf16_fix_sse2(v)
+            } else {
+                v
             }
-            // bf16_roundtrip_bits on 8 lanes (as `bf16_fix_avx2`).
-            let exp = _mm_and_si128(v, _mm_set1_epi16(0x7F80));
-            let sub = _mm_cmpeq_epi16(exp, _mm_setzero_si128());
-            let mag = _mm_and_si128(v, _mm_set1_epi16(0x7FFF));
-            let nan = _mm_cmpgt_epi16(mag, _mm_set1_epi16(0x7F80));
-            let kept = _mm_andnot_si128(_mm_and_si128(sub, _mm_set1_epi16(0x7FFF)), v);
-            _mm_or_si128(kept, _mm_and_si128(nan, _mm_set1_epi16(0x40)))
         };
         let full = bytes / 16;
         for (q, t) in taps.iter().enumerate() {

@@ -911,6 +911,7 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
 /// each line once. A row's terms jump between several diff_dst rows (4 per 2x linear
 /// row) and its arithmetic is long, so the hardware prefetchers alone left one thread
 /// waiting on memory.
+#[cfg(target_arch = "x86_64")]
 struct ReadAhead {
     /// Bytes a diff_dst row spans.
     row: usize,
@@ -918,8 +919,10 @@ struct ReadAhead {
     done: usize,
 }
 
+#[cfg(target_arch = "x86_64")]
 const READ_AHEAD: usize = 2048;
 
+#[cfg(target_arch = "x86_64")]
 impl ReadAhead {
     fn new(row: usize) -> Self {
         ReadAhead { row, done: 0 }

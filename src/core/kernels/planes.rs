@@ -674,9 +674,9 @@ pub(crate) unsafe fn run(
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
-    // The depth taps of the plane at `runs` (src offsets of its two source planes' bases
-    // and their weights), for one blend of a whole batch as a row of span-wide pixels.
-    // The next `k` planes along the depth axis share `runs`' source base.
+    // The depth taps of the `k` planes from `runs` along the depth axis (src offsets of
+    // their two source planes' bases, from the source base they share, and weights), for
+    // one blend of a whole batch as a row of span-wide pixels.
     let mut dtaps: PixelTaps = Vec::new();
     let depth_taps = |runs: &Runs, k: usize, dtaps: &mut PixelTaps| {
         if let Some(a) = g.depth {
