@@ -50,6 +50,28 @@ unsafe fn lin<V: FVec>(x: V, y: V, p: V, q: V) -> V {
     unsafe { x.mul(p).add(y.mul(q)) }
 }
 
+/// Element offset of corner `k` of a pixel whose taps along the last axis are at `o0`
+/// and `o1` from the corners' `base`: with `PX2` the first half of the `2^M` corners read
+/// the pixel's first tap and the rest its second; otherwise every corner reads `o0`.
+#[inline(always)]
+fn corner<const M: usize, const PX2: bool>(
+    base: &[usize; 8],
+    o0: usize,
+    o1: usize,
+    k: usize,
+) -> usize {
+    let half = if PX2 {
+        1usize << M.saturating_sub(1)
+    } else {
+        1 << M
+    };
+    if PX2 && k >= half {
+        base[k - half] + o1
+    } else {
+        base[k] + o0
+    }
+}
+
 /// The reference's chain over the `2^M` corners (first axis innermost).
 #[inline(always)]
 unsafe fn chain<V: FVec, const M: usize>(ld: impl Fn(usize) -> V, w: &[(V, V); 3]) -> V {
@@ -141,24 +163,12 @@ pub(crate) unsafe fn pixel_row<
         for (a, x) in ws.iter_mut().enumerate().take(M) {
             *x = (V::splat(w[a][0]), V::splat(w[a][1]));
         }
-        // With PX2 the first `half` corners read the pixel's first tap, the rest its second.
-        let half = if PX2 {
-            1usize << M.saturating_sub(1)
-        } else {
-            1 << M
-        };
         let full = lanes - lanes % V::LANES;
         for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
             if PX2 {
                 ws[M - 1] = (V::splat(w0), V::splat(w1));
             }
-            let corner = |k: usize| {
-                if PX2 && k >= half {
-                    base[k - half] + o1
-                } else {
-                    base[k] + o0
-                }
-            };
+            let corner = |k: usize| corner::<M, PX2>(base, o0, o1, k);
             let o = out.add(q * ostride);
             let mut l = 0;
             while l < full {
@@ -541,20 +551,8 @@ pub(crate) mod x86 {
             for (a, x) in ws.iter_mut().enumerate().take(M) {
                 *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
             }
-            let half = if PX2 {
-                1usize << M.saturating_sub(1)
-            } else {
-                1 << M
-            };
             let s16 = src as *const u16;
-            let corner = |q: usize, k: usize| {
-                let (o0, o1, _, _) = px[q];
-                if PX2 && k >= half {
-                    base[k - half] + o1
-                } else {
-                    base[k] + o0
-                }
-            };
+            let corner = |q: usize, k: usize| super::corner::<M, PX2>(base, px[q].0, px[q].1, k);
             // One f32 weight per half.
             let halves = |a: f32, b: f32| {
                 let lo = _mm512_castps_pd(_mm512_set1_ps(a));
@@ -661,23 +659,12 @@ pub(crate) mod x86 {
             for (a, x) in ws.iter_mut().enumerate().take(M) {
                 *x = (P::F::splat(w[a][0]), P::F::splat(w[a][1]));
             }
-            let half = if PX2 {
-                1usize << M.saturating_sub(1)
-            } else {
-                1 << M
-            };
             let src = src as *const u16;
             for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
                 if PX2 {
                     ws[M - 1] = (P::F::splat(w0), P::F::splat(w1));
                 }
-                let corner = |k: usize| {
-                    if PX2 && k >= half {
-                        base[k - half] + o1
-                    } else {
-                        base[k] + o0
-                    }
-                };
+                let corner = |k: usize| super::corner::<M, PX2>(base, o0, o1, k);
                 let o = out.add(q * ostride) as *mut u16;
                 let mut next = 0;
                 while next < lanes {
