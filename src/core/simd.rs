@@ -1169,31 +1169,23 @@ pub(crate) unsafe fn copy_pixels(
             if isa() != Isa::Base && bytes >= 32 {
                 // The common sizes, the fixup and the prefetch as constants (as
                 // `avx512_pixels`).
-                let f = match (fix, bytes, skips_pixels(taps, ssz, bytes)) {
-                    (false, 32, false) => avx2::<false, 32, false, 0>,
-                    (true, 32, false) => avx2::<true, 32, false, 0>,
-                    (false, 64, false) => avx2::<false, 64, false, 0>,
-                    (true, 64, false) => avx2::<true, 64, false, 0>,
-                    (false, 33..=63, false) => avx2::<false, 0, false, 1>,
-                    (false, 65..=95, false) => avx2::<false, 0, false, 2>,
-                    (true, 33..=63, false) => avx2::<true, 0, false, 1>,
-                    (true, 65..=95, false) => avx2::<true, 0, false, 2>,
-                    (false, 96..=127, false) => avx2::<false, 0, false, 3>,
-                    (true, 96..=127, false) => avx2::<true, 0, false, 3>,
-                    (false, _, false) => avx2::<false, 0, false, 0>,
-                    (true, _, false) => avx2::<true, 0, false, 0>,
-                    (false, 32, true) => avx2::<false, 32, true, 0>,
-                    (true, 32, true) => avx2::<true, 32, true, 0>,
-                    (false, 64, true) => avx2::<false, 64, true, 0>,
-                    (true, 64, true) => avx2::<true, 64, true, 0>,
-                    (false, 33..=63, true) => avx2::<false, 0, true, 1>,
-                    (false, 65..=95, true) => avx2::<false, 0, true, 2>,
-                    (true, 33..=63, true) => avx2::<true, 0, true, 1>,
-                    (true, 65..=95, true) => avx2::<true, 0, true, 2>,
-                    (false, 96..=127, true) => avx2::<false, 0, true, 3>,
-                    (true, 96..=127, true) => avx2::<true, 0, true, 3>,
-                    (false, _, true) => avx2::<false, 0, true, 0>,
-                    (true, _, true) => avx2::<true, 0, true, 0>,
+                macro_rules! by_size {
+                    ($fix:literal, $pf:literal) => {
+                        match bytes {
+                            32 => avx2::<$fix, 32, $pf, 0>,
+                            64 => avx2::<$fix, 64, $pf, 0>,
+                            33..=63 => avx2::<$fix, 0, $pf, 1>,
+                            65..=95 => avx2::<$fix, 0, $pf, 2>,
+                            96..=127 => avx2::<$fix, 0, $pf, 3>,
+                            _ => avx2::<$fix, 0, $pf, 0>,
+                        }
+                    };
+                }
+                let f = match (fix, skips_pixels(taps, ssz, bytes)) {
+                    (false, false) => by_size!(false, false),
+                    (true, false) => by_size!(true, false),
+                    (false, true) => by_size!(false, true),
+                    (true, true) => by_size!(true, true),
                 };
                 f(src, taps, ssz, bytes, dst, dstride, nt);
                 break 'copy true;
