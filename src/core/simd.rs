@@ -1095,7 +1095,7 @@ pub(crate) unsafe fn copy_pixels(
     unsafe {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2<const FIX: bool, const B: usize, const PF: bool, const N: usize>(
+        unsafe fn avx2<const FIX: bool, const PF: bool, const N: usize>(
             src: *const u8,
             taps: &[(usize, usize, f32, f32)],
             ssz: usize,
@@ -1111,8 +1111,7 @@ pub(crate) unsafe fn copy_pixels(
                 use std::arch::x86_64::*;
                 // 32-byte steps; the tail is one last overlapping step (same bytes again, and
                 // the bf16 fixup gives the same bits again).
-                let bytes = if B == 0 { bytes } else { B };
-                // `N`: the whole steps as a constant where only the size is not: unrolled,
+                // `N`: the whole steps as a constant (0: from the size): unrolled,
                 // without the loop's control (most of an in-cache pixel's time). 1 thread,
                 // AVX-512 machine, nhwc f32 nearest: C=20 2x20 30x30->45x45 17.9 -> 10.8 us
                 // (oneDNN 14.7), C=24 8x24 28x50x10->14x25x30 0.67 -> 0.60 ms (0.63); C=17
@@ -1180,12 +1179,10 @@ pub(crate) unsafe fn copy_pixels(
                 macro_rules! by_size {
                     ($fix:literal, $pf:literal) => {
                         match bytes {
-                            32 => avx2::<$fix, 32, $pf, 0>,
-                            64 => avx2::<$fix, 64, $pf, 0>,
-                            33..=63 => avx2::<$fix, 0, $pf, 1>,
-                            65..=95 => avx2::<$fix, 0, $pf, 2>,
-                            96..=127 => avx2::<$fix, 0, $pf, 3>,
-                            _ => avx2::<$fix, 0, $pf, 0>,
+                            32..=63 => avx2::<$fix, $pf, 1>,
+                            64..=95 => avx2::<$fix, $pf, 2>,
+                            96..=127 => avx2::<$fix, $pf, 3>,
+                            _ => avx2::<$fix, $pf, 0>,
                         }
                     };
                 }
