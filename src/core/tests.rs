@@ -1248,6 +1248,48 @@ fn raw_nearest_rows_streamed_match_reference() {
     }
 }
 
+/// Raw nearest channels-last image rows (the byte permutes) streamed and not, on every ISA:
+/// long rows whose dst rows start lines (each block stored to every row of its src row:
+/// H up by 2, 3 and 11, past the rows one pass writes) or do not, H down, odd W ratios,
+/// pixels of 2..8 elements of every width, bf16's oneDNN fixup.
+#[test]
+fn raw_image_rows_streamed_match_reference() {
+    use crate::core::plan::Strategy;
+    let mut rng = Rng::new(0x1a6e_5eed);
+    // (n, c, ih, iw, oh, ow)
+    let cases: &[[usize; 6]] = &[
+        [1, 3, 4, 700, 8, 1408],
+        [1, 4, 3, 600, 9, 1200],
+        [1, 2, 2, 1024, 22, 2048],
+        [2, 3, 5, 900, 3, 1999],
+        [1, 8, 3, 256, 7, 777],
+        [1, 6, 2, 500, 5, 1000],
+    ];
+    let mut permuted = 0;
+    for &[n, c, ih, iw, oh, ow] in cases {
+        for dt in [DataType::F32, DataType::U8, DataType::Bf16] {
+            let nhwc = [0, 2, 3, 1];
+            let src = Layout::dense_permuted(dt, &[n, c, ih, iw], &nhwc);
+            let dst = Layout::dense_permuted(dt, &[n, c, oh, ow], &nhwc);
+            let p = onednn_forward(Algorithm::Nearest, &src, &dst);
+            for isa in simd::available_isas() {
+                let plan = Plan::with_isa(p.clone(), isa).unwrap();
+                if let Strategy::Rows(g) = &plan.strategy {
+                    permuted += g.bperm.is_some() as usize;
+                }
+                let what = format!("{c}x{ih}x{iw} -> {oh}x{ow} {dt:?} {isa:?}");
+                check_streamed(&plan, &mut rng, &src, &dst, &what);
+            }
+        }
+    }
+    // Byte permutes exist on every x86 vector ISA.
+    let x86_vector = simd::available_isas()
+        .iter()
+        .filter(|&&i| cfg!(target_arch = "x86_64") && i != simd::Isa::Base)
+        .count();
+    assert_eq!(permuted > 0, x86_vector > 0, "{permuted} permuted plans");
+}
+
 /// The plan's output through the cache and streamed (the streaming rule forced), dst
 /// aligned and not, against the reference.
 fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: &str) {

@@ -144,6 +144,32 @@ impl BytePerm {
             )
         }
     }
+
+    /// [`BytePerm::permute`] to every row of `dsts` with streamed stores; `false` (nothing
+    /// written) where [`simd::permute_bytes_stream`] does not apply.
+    ///
+    /// # Safety
+    /// As [`BytePerm::permute`], for each of `dsts`.
+    pub(crate) unsafe fn permute_stream(
+        &self,
+        src: *const u8,
+        dsts: &[*mut u8],
+        bf16_fix: bool,
+    ) -> bool {
+        // SAFETY: as in `permute`.
+        unsafe {
+            simd::permute_bytes_stream(
+                &self.base,
+                &self.idx,
+                self.block,
+                src,
+                self.src_bytes,
+                dsts,
+                self.out_bytes,
+                bf16_fix,
+            )
+        }
+    }
 }
 
 /// Stores a flat row of f32 results at dst element `off` with post-ops, the logical index
@@ -357,6 +383,26 @@ mod tests {
                 let want = src[pix[o / px] as usize * px + o % px];
                 assert_eq!(v, want, "case {case} px {px} {n_in}->{n_out} byte {o}");
             }
+            // Streamed to 1-3 rows that start lines: each the same bytes; refused (nothing
+            // written) where a row does not start one.
+            let row = (n_out * px).next_multiple_of(64);
+            let mut lines = crate::core::aligned::AlignedBuf::<u8>::zeroed(3 * row + 64);
+            let at = lines.as_mut_ptr();
+            for k in 1..=3 {
+                // SAFETY: `k` rows of `row >= n_out * px` bytes lie in the buffer.
+                let rows: Vec<*mut u8> = (0..k).map(|r| unsafe { at.add(r * row) }).collect();
+                // SAFETY: as above; the tables were built for this row.
+                let done = unsafe { bp.permute_stream(src.as_ptr(), &rows, false) };
+                assert!(done, "case {case}: streamed permutes refused");
+            }
+            for r in 0..3 {
+                let got = &lines[r * row..r * row + n_out * px];
+                assert_eq!(got, &out[..], "case {case} px {px} streamed row {r}");
+            }
+            // SAFETY: as above, one byte into the buffer.
+            let shifted = unsafe { [at.add(1)] };
+            // SAFETY: as above.
+            assert!(!unsafe { bp.permute_stream(src.as_ptr(), &shifted, false) });
             // bf16 pixels fixed up in registers: each value as bf16_fix leaves it.
             if px % 2 == 0 {
                 let mut fixed = vec![0u8; n_out * px];
