@@ -1216,7 +1216,8 @@ fn large_images_match_reference() {
 /// Raw nearest rows streamed (built once per source row, then copied past the cache; short
 /// rows through a batch, tiny planes through the plane gather) and not, at aligned and
 /// unaligned dst: integer and odd ratios along W, H up (repeated rows) and down, short,
-/// 64-byte and long rows, the bits of every width and bf16's oneDNN fixup.
+/// 64-byte and long rows (long ones starting lines: byte permutes streamed from registers),
+/// the bits of every width and bf16's oneDNN fixup, on every ISA.
 #[test]
 fn raw_nearest_rows_streamed_match_reference() {
     let mut rng = Rng::new(0x5eed_0a11);
@@ -1229,21 +1230,27 @@ fn raw_nearest_rows_streamed_match_reference() {
         (&[1, 1, 4, 5000], &[1, 1, 3, 1777]),
         (&[3, 5, 2, 16], &[3, 5, 2, 32]),
         (&[1, 2, 4, 6, 40], &[1, 2, 8, 12, 80]),
+        (&[1, 2, 3, 1536], &[1, 2, 6, 4608]),
+        (&[1, 1, 4, 2048], &[1, 1, 6, 3072]),
+        (&[2, 1, 2, 1111], &[2, 1, 4, 2222]),
     ];
     for (sd, dd) in cases {
         for dt in [DataType::F32, DataType::U8, DataType::Bf16] {
             let (src, dst) = (Layout::dense(dt, sd), Layout::dense(dt, dd));
             let p = onednn_forward(Algorithm::Nearest, &src, &dst);
             assert!(p.raw_nearest().is_some(), "{sd:?} {dt:?}");
-            let plan = Plan::new(p).unwrap();
-            assert_eq!(plan.kernel_name(), "rows", "{sd:?} -> {dd:?} {dt:?}");
-            check_streamed(
-                &plan,
-                &mut rng,
-                &src,
-                &dst,
-                &format!("{sd:?} -> {dd:?} {dt:?}"),
-            );
+            // Every ISA: streamed rows of single elements are byte permutes on x86.
+            for isa in simd::available_isas() {
+                let plan = Plan::with_isa(p.clone(), isa).unwrap();
+                assert_eq!(plan.kernel_name(), "rows", "{sd:?} -> {dd:?} {dt:?}");
+                check_streamed(
+                    &plan,
+                    &mut rng,
+                    &src,
+                    &dst,
+                    &format!("{sd:?} -> {dd:?} {dt:?} {isa:?}"),
+                );
+            }
         }
     }
 }
