@@ -2679,6 +2679,103 @@ pub(crate) fn byte_permute_blocks() -> Option<(usize, usize)> {
     }
 }
 
+/// Block `j` of a byte-permuted row (16 bytes, SSSE3): its window of the `src_bytes` at
+/// `src` (copied to the stack near the row's end, so loads stay within them) permuted by
+/// its 16 indices, bf16 values fixed up with `FIX`.
+///
+/// # Safety
+/// SSSE3; the tables as [`permute_bytes`] requires them, with block `j` among them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+#[inline]
+unsafe fn permuted_16<const FIX: bool>(
+    base: &[u32],
+    idx: &[u8],
+    j: usize,
+    src: *const u8,
+    src_bytes: usize,
+) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract: `base[j]` lies within the `src_bytes`, whose last 16
+    // at most are read (the rest from the stack), and `idx` holds 16 bytes per block.
+    unsafe {
+        let b = base[j] as usize;
+        let avail = src_bytes - b;
+        let w = if avail >= 16 {
+            _mm_loadu_si128(src.add(b) as *const __m128i)
+        } else {
+            let mut t = [0u8; 16];
+            std::ptr::copy_nonoverlapping(src.add(b), t.as_mut_ptr(), avail);
+            _mm_loadu_si128(t.as_ptr() as *const __m128i)
+        };
+        let p = _mm_loadu_si128(idx.as_ptr().add(16 * j) as *const __m128i);
+        let v = _mm_shuffle_epi8(w, p);
+        if FIX {
+            bf16_fix_sse2(v)
+        } else {
+            v
+        }
+    }
+}
+
+/// Bytes `0..n` of a 64-byte vector, as a mask.
+#[cfg(target_arch = "x86_64")]
+fn mask64(n: usize) -> u64 {
+    if n >= 64 {
+        !0
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// Block `j` of a byte-permuted row (64 bytes, AVX-512 VBMI): its 128-byte window of the
+/// `src_bytes` at `src` (masked near their end: masked-off bytes are not read) permuted by
+/// its 64 indices, bf16 values fixed up with `FIX`.
+///
+/// # Safety
+/// AVX-512 F/BW/VBMI; the tables as [`permute_bytes`] requires them, with block `j` among
+/// them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+unsafe fn permuted_64<const FIX: bool>(
+    base: &[u32],
+    idx: &[u8],
+    j: usize,
+    src: *const u8,
+    src_bytes: usize,
+) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract: `base[j]` lies within the `src_bytes`, read only
+    // within them, and `idx` holds 64 bytes per block.
+    unsafe {
+        let b = base[j] as usize;
+        let s = src.add(b);
+        let avail = src_bytes - b;
+        let (lo, hi) = if avail >= 128 {
+            (
+                _mm512_loadu_si512(s as *const _),
+                _mm512_loadu_si512(s.add(64) as *const _),
+            )
+        } else {
+            (
+                _mm512_maskz_loadu_epi8(mask64(avail), s as *const i8),
+                _mm512_maskz_loadu_epi8(
+                    mask64(avail.saturating_sub(64)),
+                    s.add(64.min(avail)) as *const i8,
+                ),
+            )
+        };
+        let p = _mm512_loadu_si512(idx.as_ptr().add(64 * j) as *const _);
+        let v = _mm512_permutex2var_epi8(lo, p, hi);
+        if FIX {
+            bf16_fix_avx512(v)
+        } else {
+            v
+        }
+    }
+}
+
 /// `dst[o] = src[base[o / block] + idx[o]]` for the `out_bytes` bytes of a row, from a
 /// source row of `src_bytes` (read only within it): one byte permute per `block` bytes
 /// (see [`byte_permute_blocks`]).
@@ -2709,25 +2806,11 @@ pub(crate) unsafe fn permute_bytes(
         out_bytes: usize,
     ) {
         use std::arch::x86_64::*;
-        // SAFETY: loads stay within the `src_bytes` at `src` (a window near its end is
-        // copied to the stack first), stores within the `out_bytes` at `dst` (the last
-        // block's through the stack).
+        // SAFETY: the tables' blocks are read as `permuted_16` requires; stores stay within
+        // the `out_bytes` at `dst` (the last block's through the stack).
         unsafe {
-            for (j, &b) in base.iter().enumerate() {
-                let b = b as usize;
-                let avail = src_bytes - b;
-                let w = if avail >= 16 {
-                    _mm_loadu_si128(src.add(b) as *const __m128i)
-                } else {
-                    let mut t = [0u8; 16];
-                    std::ptr::copy_nonoverlapping(src.add(b), t.as_mut_ptr(), avail);
-                    _mm_loadu_si128(t.as_ptr() as *const __m128i)
-                };
-                let p = _mm_loadu_si128(idx.as_ptr().add(16 * j) as *const __m128i);
-                let mut v = _mm_shuffle_epi8(w, p);
-                if FIX {
-                    v = bf16_fix_sse2(v);
-                }
+            for j in 0..base.len() {
+                let v = permuted_16::<FIX>(base, idx, j, src, src_bytes);
                 let n = out_bytes - 16 * j;
                 if n >= 16 {
                     _mm_storeu_si128(dst.add(16 * j) as *mut __m128i, v);
@@ -2750,39 +2833,16 @@ pub(crate) unsafe fn permute_bytes(
         out_bytes: usize,
     ) {
         use std::arch::x86_64::*;
-        // Bytes `0..n` of a 64-byte vector.
-        let mask = |n: usize| if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-        // SAFETY: loads stay within the `src_bytes` at `src` (masked near its end: masked-off
-        // bytes are not read), stores within the `out_bytes` at `dst`.
+        // SAFETY: the tables' blocks are read as `permuted_64` requires; stores stay within
+        // the `out_bytes` at `dst` (the last block's masked).
         unsafe {
-            for (j, &b) in base.iter().enumerate() {
-                let b = b as usize;
-                let s = src.add(b);
-                let avail = src_bytes - b;
-                let (lo, hi) = if avail >= 128 {
-                    (
-                        _mm512_loadu_si512(s as *const _),
-                        _mm512_loadu_si512(s.add(64) as *const _),
-                    )
-                } else {
-                    (
-                        _mm512_maskz_loadu_epi8(mask(avail), s as *const i8),
-                        _mm512_maskz_loadu_epi8(
-                            mask(avail.saturating_sub(64)),
-                            s.add(64.min(avail)) as *const i8,
-                        ),
-                    )
-                };
-                let p = _mm512_loadu_si512(idx.as_ptr().add(64 * j) as *const _);
-                let mut v = _mm512_permutex2var_epi8(lo, p, hi);
-                if FIX {
-                    v = bf16_fix_avx512(v);
-                }
+            for j in 0..base.len() {
+                let v = permuted_64::<FIX>(base, idx, j, src, src_bytes);
                 let n = out_bytes - 64 * j;
                 if n >= 64 {
                     _mm512_storeu_si512(dst.add(64 * j) as *mut _, v);
                 } else {
-                    _mm512_mask_storeu_epi8(dst.add(64 * j) as *mut i8, mask(n), v);
+                    _mm512_mask_storeu_epi8(dst.add(64 * j) as *mut i8, mask64(n), v);
                 }
             }
         }
@@ -2854,34 +2914,12 @@ pub(crate) unsafe fn permute_bytes_stream(
         out_bytes: usize,
     ) {
         use std::arch::x86_64::*;
-        // One 16-byte block: its source window (copied to the stack near the row's end so
-        // loads stay within the `src_bytes` at `src`) permuted.
-        let one = |j: usize| {
-            // SAFETY: a window of 16 bytes within `src_bytes` is loaded directly, one near
-            // the end from the stack; `idx` holds 16 bytes per block.
-            unsafe {
-                let b = base[j] as usize;
-                let avail = src_bytes - b;
-                let w = if avail >= 16 {
-                    _mm_loadu_si128(src.add(b) as *const __m128i)
-                } else {
-                    let mut t = [0u8; 16];
-                    std::ptr::copy_nonoverlapping(src.add(b), t.as_mut_ptr(), avail);
-                    _mm_loadu_si128(t.as_ptr() as *const __m128i)
-                };
-                let p = _mm_loadu_si128(idx.as_ptr().add(16 * j) as *const __m128i);
-                let v = _mm_shuffle_epi8(w, p);
-                if FIX {
-                    bf16_fix_sse2(v)
-                } else {
-                    v
-                }
-            }
-        };
-        // SAFETY: stores within the `out_bytes` at each row: a line's four blocks as two
-        // 32-byte streamed stores to one row after the other (aligned: the rows start lines;
-        // each row's line completed before the next row's begins), the rest through the stack.
+        // SAFETY: the tables' blocks are read as `permuted_16` requires; stores stay within
+        // the `out_bytes` at each row: a line's four blocks as two 32-byte streamed stores
+        // to one row after the other (aligned: the rows start lines; each row's line
+        // completed before the next row's begins), the rest through the stack.
         unsafe {
+            let one = |j: usize| permuted_16::<FIX>(base, idx, j, src, src_bytes);
             let lines = out_bytes / 64;
             for l in 0..lines {
                 let j = 4 * l;
@@ -2914,39 +2952,18 @@ pub(crate) unsafe fn permute_bytes_stream(
         out_bytes: usize,
     ) {
         use std::arch::x86_64::*;
-        let mask = |n: usize| if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-        // SAFETY: loads as in `permute_bytes`; stores within the `out_bytes` at each row,
-        // whole blocks at 64-byte aligned addresses (the rows start lines).
+        // SAFETY: the tables' blocks are read as `permuted_64` requires; stores stay within
+        // the `out_bytes` at each row, whole blocks at 64-byte aligned addresses (the rows
+        // start lines), the last one masked.
         unsafe {
-            for (j, &b) in base.iter().enumerate() {
-                let b = b as usize;
-                let s = src.add(b);
-                let avail = src_bytes - b;
-                let (lo, hi) = if avail >= 128 {
-                    (
-                        _mm512_loadu_si512(s as *const _),
-                        _mm512_loadu_si512(s.add(64) as *const _),
-                    )
-                } else {
-                    (
-                        _mm512_maskz_loadu_epi8(mask(avail), s as *const i8),
-                        _mm512_maskz_loadu_epi8(
-                            mask(avail.saturating_sub(64)),
-                            s.add(64.min(avail)) as *const i8,
-                        ),
-                    )
-                };
-                let p = _mm512_loadu_si512(idx.as_ptr().add(64 * j) as *const _);
-                let mut v = _mm512_permutex2var_epi8(lo, p, hi);
-                if FIX {
-                    v = bf16_fix_avx512(v);
-                }
+            for j in 0..base.len() {
+                let v = permuted_64::<FIX>(base, idx, j, src, src_bytes);
                 let n = out_bytes - 64 * j;
                 for &d in dsts {
                     if n >= 64 {
                         _mm512_stream_si512(d.add(64 * j) as *mut _, v);
                     } else {
-                        _mm512_mask_storeu_epi8(d.add(64 * j) as *mut i8, mask(n), v);
+                        _mm512_mask_storeu_epi8(d.add(64 * j) as *mut i8, mask64(n), v);
                     }
                 }
             }
