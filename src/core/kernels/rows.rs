@@ -27,7 +27,7 @@ pub(crate) struct RowGeom {
     /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
     pub repeat: Option<usize>,
     /// Raw nearest rows of multi-element pixels: byte permute tables; of single elements
-    /// (nchw) only for long rows that may stream, and used only when they do.
+    /// (nchw) only for problems that may stream, and used only when they do.
     pub bperm: Option<images::BytePerm>,
     /// Forward runs are planes: this axis (the one before W) is walked inside a run.
     pub plane_h: Option<usize>,
