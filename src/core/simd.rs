@@ -2972,7 +2972,8 @@ pub(crate) unsafe fn permute_bytes_stream(
     #[cfg(target_arch = "x86_64")]
     if dsts.iter().all(|&d| (d as usize).is_multiple_of(64)) {
         // SAFETY: the caller's contract; each variant runs only on the block size
-        // `byte_permute_blocks` gives this CPU, as in `permute_bytes`.
+        // `byte_permute_blocks` gives this CPU, as in `permute_bytes` (16-byte blocks only on
+        // the AVX2 and AVX-512 ISAs, which the `avx2` variant needs).
         unsafe {
             match (byte_permute_blocks(), bf16_fix) {
                 (Some((64, _)), false) if block == 64 => {
@@ -2981,10 +2982,10 @@ pub(crate) unsafe fn permute_bytes_stream(
                 (Some((64, _)), true) if block == 64 => {
                     vbmi::<true>(base, idx, src, src_bytes, dsts, out_bytes)
                 }
-                (Some((16, _)), false) if block == 16 && isa() != Isa::Base => {
+                (Some((16, _)), false) if block == 16 => {
                     avx2::<false>(base, idx, src, src_bytes, dsts, out_bytes)
                 }
-                (Some((16, _)), true) if block == 16 && isa() != Isa::Base => {
+                (Some((16, _)), true) if block == 16 => {
                     avx2::<true>(base, idx, src, src_bytes, dsts, out_bytes)
                 }
                 _ => return false,

@@ -27,7 +27,7 @@ pub(crate) struct RowGeom {
     /// Nearest along W is an integer upsampling (`idx[o] == o / k`): repeat, don't gather.
     pub repeat: Option<usize>,
     /// Raw nearest rows of multi-element pixels: byte permute tables; of single elements
-    /// (nchw) only for problems that may stream, and used only when they do.
+    /// (nchw) only for rows of problems that may stream, and used only when they do.
     pub bperm: Option<images::BytePerm>,
     /// Forward runs are planes: this axis (the one before W) is walked inside a run.
     pub plane_h: Option<usize>,
@@ -328,16 +328,22 @@ pub(crate) fn fwd_row_geom(
     // Single-element pixels (nchw) only for rows of problems that may stream, outside the
     // plane gather: streamed rows are permuted (from registers, or into the stream batch)
     // where the cached copies stay per element. Not the 4-byte rows repeated twice, which
-    // stream from registers by themselves.
+    // stream from registers by themselves; short rows (built in the stream batch) only of
+    // 1- and 2-byte elements with 64-byte permutes. Side by side, 1 thread, nchw 8x256
+    // 32->96: AVX-512 VBMI u8 2.8 -> 2.3 ms, bf16 3.9 -> 3.4, f32 within noise (5.9 -> 5.2,
+    // 5.2 -> 6.0); `RESAMPLE_ISA=avx2` (16-byte blocks) f32 4.6 -> 8.4, bf16 4.1 -> 5.4.
+    // Long rows gain on both (permutes streamed from registers).
+    let dsz = d.dtype.size();
     let bperm = bperm.or_else(|| {
         (lane.is_none()
             && plane_idx.is_none()
             && p.raw_nearest().is_some()
             // (Tests stream problems of any size: `streaming::FORCE_STREAM`.)
             && (d.span_bytes().unwrap_or(0) > crate::core::cache::l2_per_core() || cfg!(test))
-            && !(d.dtype.size() == 4 && repeat == Some(2)))
-        .then(|| images::BytePerm::new(&pix.idx, s.dtype.size(), s.dims[w]))
-        .flatten()
+            && !(dsz == 4 && repeat == Some(2))
+            && (o_n * dsz >= STREAM_ROW || (simd::byte_permutes() && dsz < 4)))
+            .then(|| images::BytePerm::new(&pix.idx, s.dtype.size(), s.dims[w]))
+            .flatten()
     });
     // Batches of planes: the innermost run axis, when its planes follow each other in dst.
     let plane_len = rows_per_run * o_n;
@@ -628,17 +634,11 @@ pub(crate) unsafe fn rows(
                     idx: &pix.idx,
                     repeat: g.repeat,
                     n_in: s.dims[w],
-                    // Single-element pixels: only streamed, and short rows (built in the
-                    // stream batch) only of 1- and 2-byte elements with 64-byte permutes.
-                    // Side by side, 1 thread, nchw 8x256 32->96: AVX-512 VBMI u8 2.8 -> 2.3
-                    // ms, bf16 3.9 -> 3.4, f32 within noise (5.9 -> 5.2, 5.2 -> 6.0);
-                    // `RESAMPLE_ISA=avx2` (16-byte blocks) f32 4.6 -> 8.4, bf16 4.1 -> 5.4.
-                    // Long rows gain on both (permutes streamed from registers).
-                    bperm: g.bperm.as_ref().filter(|bp| {
-                        g.lane.is_some()
-                            || (ntb.is_some()
-                                && (g.out_w * dsz >= STREAM_ROW || (bp.block == 64 && dsz < 4)))
-                    }),
+                    // Single-element pixels' tables serve streamed rows only.
+                    bperm: g
+                        .bperm
+                        .as_ref()
+                        .filter(|_| g.lane.is_some() || ntb.is_some()),
                 };
                 let step = row.step();
                 let n = g.out_w * dsz;
