@@ -21,6 +21,8 @@ pub(crate) enum Strategy {
     Lanes(LaneGeom),
     /// Forward along a unit-stride resampled last axis (nchw): row blend, then W gather.
     Rows(RowGeom),
+    /// Forward u8 / s8 linear rows with dyadic weights, in integers (kernels/dyadic.rs).
+    Dyadic(kernels::dyadic::DyadicGeom),
     /// Forward f32 linear over small planes: one call per plane (kernels/planes.rs).
     Planes(kernels::planes::PlaneGeom),
     /// Forward raw nearest over tiny planes: a tabulated gather per plane.
@@ -52,6 +54,7 @@ impl Strategy {
             Strategy::Lanes(_) => "lanes",
             Strategy::Rows(RowGeom { lane: Some(_), .. }) => "image_rows",
             Strategy::Rows(_) => "rows",
+            Strategy::Dyadic(_) => "dyadic_rows",
             Strategy::Planes(_) => "planes",
             Strategy::Gather(_) => "gather",
             Strategy::BwdRows(_) => "bwd_rows",
@@ -321,6 +324,13 @@ impl Plan {
                     &|s, e| unsafe { kernels::rows(p, t, g, b, s, e, nt) },
                 )
             }
+            Strategy::Dyadic(g) => par(
+                g.runs * g.out_h,
+                (grain_elems / g.out_n).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // dst rows, so every dst element has one writer.
+                &|s, e| unsafe { kernels::dyadic::run(p, g, b, s, e) },
+            ),
             Strategy::Planes(g) => par(
                 g.runs,
                 (grain_elems / g.cost()).max(1),

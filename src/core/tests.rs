@@ -1155,9 +1155,10 @@ fn large_images_match_reference() {
             DataType::U8,
             DataType::U8,
         ),
+        // (Not 2x along W: u8 2x rows have their own kernel, `dyadic_rows`.)
         (
             &[1, 3, 61, 257],
-            &[1, 3, 122, 514],
+            &[1, 3, 122, 515],
             DataType::U8,
             DataType::U8,
         ),
@@ -1305,12 +1306,14 @@ fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: 
     let mut slow = vec![1u8; n];
     plan.execute_reference(&s, &mut slow, &[]).unwrap();
     let mut raw = vec![0u8; n + 64];
+    // Gaps in dst (strided layouts) keep what was there: the same bytes on both sides.
+    let dense = n == dst.dims.iter().product::<usize>() * dst.dtype.size();
     // Offsets stay element-aligned: the kernels form typed slices from dst.
     for (force, off) in [(false, 0), (true, 0), (true, 4)] {
         streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
         let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
         let fast = &mut raw[at..at + n];
-        fast.fill(0);
+        fast.fill(u8::from(!dense));
         plan.execute(&s, fast, &[]).unwrap();
         streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
         assert!(*fast == slow[..], "{what}, streamed {force}, offset {off}");
@@ -2553,4 +2556,89 @@ fn lerp_rows_match_reference_bitwise() {
         vector == 0 || fused > 200 * vector,
         "runs of rows in one call: {fused} plans"
     );
+}
+
+/// u8 / s8 linear rows with dyadic weights (kernels/dyadic.rs) against the reference on
+/// every ISA, streamed and not: nchw and channels-last rows of 1..8 elements a pixel, W and
+/// H up by 2, 4 and 8, down by 2, unchanged, 1-D and 3-D problems, odd row lengths (the
+/// partial blocks), other linear rules (some dyadic, most not), strided layouts.
+#[test]
+fn dyadic_rows_match_reference() {
+    let mut rng = Rng::new(0xd1ad_1c00);
+    let ratios: &[(usize, usize)] = &[(1, 2), (1, 4), (2, 1), (1, 1), (1, 8)];
+    let mut dyadic = 0;
+    // Long rows (streamed by themselves, not through a batch), channels-last and not.
+    for (sd, dd, order) in [
+        ([1, 3, 20, 1500], [1, 3, 40, 3000], [0, 2, 3, 1]),
+        ([1, 2, 6, 2500], [1, 2, 12, 5000], [0, 1, 2, 3]),
+        ([1, 4, 10, 1200], [1, 4, 5, 600], [0, 2, 3, 1]),
+    ] {
+        for dt in [DataType::U8, DataType::S8] {
+            let src = Layout::dense_permuted(dt, &sd, &order);
+            let dst = Layout::dense_permuted(dt, &dd, &order);
+            let p = onednn_forward(Algorithm::Linear, &src, &dst);
+            for isa in simd::available_isas() {
+                let plan = Plan::with_isa(p.clone(), isa).unwrap();
+                dyadic += (plan.kernel_name() == "dyadic_rows") as usize;
+                let what = format!("{sd:?} -> {dd:?} {dt:?} {isa:?}");
+                check_streamed(&plan, &mut rng, &src, &dst, &what);
+            }
+        }
+    }
+    for case in 0..160 {
+        let dt = rng.pick(&[DataType::U8, DataType::S8]);
+        let spatial = rng.pick(&[1, 2, 2, 2, 3]);
+        let (n, c) = (rng.range(1, 2), rng.range(1, 8));
+        let (mut sd, mut dd) = (vec![n, c], vec![n, c]);
+        for a in 0..spatial {
+            let (ri, ro) = rng.pick(ratios);
+            let x = if a + 1 == spatial {
+                rng.range(4, 150)
+            } else {
+                rng.range(1, 9)
+            };
+            sd.push(x * ri);
+            dd.push(x * ro);
+        }
+        if case % 7 == 6 {
+            // The last axis odd-sized: no whole ratio.
+            dd[spatial + 1] = sd[spatial + 1] * 2 + 1;
+        }
+        let (src, dst) = if case % 5 == 4 {
+            (
+                random_layout(&mut rng, dt, &sd, None, 1),
+                random_layout(&mut rng, dt, &dd, None, 1),
+            )
+        } else {
+            let mut order: Vec<usize> = (0..sd.len()).collect();
+            if rng.below(2) == 0 {
+                order.remove(1);
+                order.push(1);
+            }
+            (
+                Layout::dense_permuted(dt, &sd, &order),
+                Layout::dense_permuted(dt, &dd, &order),
+            )
+        };
+        let mut p = onednn_forward(Algorithm::Linear, &src, &dst);
+        if case % 4 == 3 {
+            for a in 2..sd.len() {
+                p.axes[a] = linear_rule(&mut rng, sd[a], dd[a]);
+            }
+        }
+        if rng.below(3) == 0 {
+            p.numerics = Numerics::Ieee;
+        }
+        for isa in simd::available_isas() {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            dyadic += (plan.kernel_name() == "dyadic_rows") as usize;
+            let what = format!("case {case}: {sd:?} -> {dd:?} {dt:?} {isa:?}");
+            check_streamed(&plan, &mut rng, &src, &dst, &what);
+        }
+    }
+    let x86_vector = simd::available_isas()
+        .iter()
+        .filter(|&&i| cfg!(target_arch = "x86_64") && i != simd::Isa::Base)
+        .count();
+    assert_eq!(dyadic > 40, x86_vector > 0, "{dyadic} dyadic plans");
 }

@@ -25,6 +25,7 @@ pub(crate) mod bwd_repeat;
 pub(crate) mod bwd_scatter;
 pub(crate) mod bwd_stream;
 pub(crate) mod bwd_tiny;
+pub(crate) mod dyadic;
 pub(crate) mod gather;
 
 use super::aligned::AlignedBuf;
@@ -206,6 +207,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
         && s.strides[w] == 1
         && d.strides[w] == 1
         && s.dims[w].max(d.dims[w]) <= MAX_ROW;
+    if let Some(g) = dyadic::plan(p, t) {
+        return Strategy::Dyadic(g);
+    }
     if let Some(g) = images::image_rows(p, t, small) {
         return Strategy::Rows(g);
     }

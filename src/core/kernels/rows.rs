@@ -6,7 +6,7 @@ use super::nt_batch::{self, NtBatch};
 use super::*;
 
 /// Shortest output row (bytes) the `rows` kernel streams by itself.
-const STREAM_ROW: usize = 4096;
+pub(crate) const STREAM_ROW: usize = 4096;
 /// Shorter rows consecutive in dst stream in batches of about this many bytes, so that only
 /// the batch's ends are partial lines.
 const STREAM_BATCH: usize = 8192;
