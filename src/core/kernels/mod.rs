@@ -8,6 +8,8 @@
 //!   resampled axes are blended into a row buffer (first axis innermost, as the reference),
 //!   then W is gathered; short linear rows with permute tables go a plane's run at a time
 //!   through `lerp_rows.rs`;
+//! - `dyadic_rows` (`dyadic.rs`): forward u8 / s8 linear rows whose weights are multiples of
+//!   `2^-k` (2x and 4x up, 2x down, ...) in 16-bit integers, exact by construction;
 //! - `bwd_rows` (`rows.rs`): backward along a unit-stride resampled last axis: a tight scalar
 //!   gather per diff_src element with the run's other-axis lists fixed;
 //! - the other strategies each in their own file (`bwd_stream`, `bwd_tiny`, `planes`, ...).
