@@ -255,9 +255,12 @@ impl DyadicGeom {
         // (checked by `plan`).
         #[cfg(target_arch = "x86_64")]
         unsafe {
-            match self.quarters {
-                false => avx2::w_pass::<false>(self, src, out.as_mut_ptr()),
-                true => avx2::w_pass::<true>(self, src, out.as_mut_ptr()),
+            let out = out.as_mut_ptr();
+            match (self.quarters, self.signed) {
+                (false, false) => avx2::w_pass::<false, false>(self, src, out),
+                (false, true) => avx2::w_pass::<false, true>(self, src, out),
+                (true, false) => avx2::w_pass::<true, false>(self, src, out),
+                (true, true) => avx2::w_pass::<true, true>(self, src, out),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -273,8 +276,12 @@ impl DyadicGeom {
         // SAFETY: the caller's contract: `dst..dst + out_n` is writable, `out_n >= 32`.
         #[cfg(target_arch = "x86_64")]
         unsafe {
-            let h = avx2::HPass::new(b0, b1, self.shift, self.signed);
-            h.row(r0.as_ptr(), r1.as_ptr(), dst, self.out_n, nt)
+            let h = avx2::HPass::new(b0, b1, self.shift);
+            let (r0, r1, n) = (r0.as_ptr(), r1.as_ptr(), self.out_n);
+            match self.signed {
+                false => h.row::<false>(r0, r1, dst, n, nt),
+                true => h.row::<true>(r0, r1, dst, n, nt),
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (r0, r1, b0, b1, dst, nt);
@@ -347,8 +354,10 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     /// The W pass: every block, its two lanes from their windows.
+    /// (`SIGNED`: s8, biased on load; a separate variant, the bias is 2 of Zen 1's 10 uops
+    /// a block.)
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn w_pass<const QUARTERS: bool>(
+    pub(super) unsafe fn w_pass<const QUARTERS: bool, const SIGNED: bool>(
         g: &DyadicGeom,
         src: *const u8,
         out: *mut u16,
@@ -356,23 +365,27 @@ mod avx2 {
         // SAFETY: the caller's contract: windows lie in the `in_n`-byte row, blocks in the
         // `out_n` sums at `out`.
         unsafe {
-            let flip = _mm256_set1_epi8(if g.signed { 0x80u8 as i8 } else { 0 });
+            let flip = _mm256_set1_epi8(0x80u8 as i8);
             let load = |w0: u32, w1: u32| {
                 let lo = _mm_loadu_si128(src.add(w0 as usize) as *const __m128i);
                 let hi = _mm_loadu_si128(src.add(w1 as usize) as *const __m128i);
-                _mm256_xor_si256(
-                    _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi),
-                    flip,
-                )
+                let x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+                if SIGNED {
+                    _mm256_xor_si256(x, flip)
+                } else {
+                    x
+                }
             };
-            let ctl = |i: usize| _mm256_loadu_si256(g.ctl[i].as_ptr() as *const __m256i);
-            for (k, ((&o, w), t)) in g.at.iter().zip(&g.win).zip(&g.wts).enumerate() {
+            let per = if QUARTERS { 2 } else { 1 };
+            let ctls = g.ctl.chunks_exact(per);
+            for (((&o, w), t), c) in g.at.iter().zip(&g.win).zip(&g.wts).zip(ctls) {
+                let ctl = |i: usize| _mm256_loadu_si256(c[i].as_ptr() as *const __m256i);
                 let x = if QUARTERS {
-                    let a = _mm256_shuffle_epi8(load(w[0], w[2]), ctl(2 * k));
-                    let b = _mm256_shuffle_epi8(load(w[1], w[3]), ctl(2 * k + 1));
+                    let a = _mm256_shuffle_epi8(load(w[0], w[2]), ctl(0));
+                    let b = _mm256_shuffle_epi8(load(w[1], w[3]), ctl(1));
                     _mm256_or_si256(a, b)
                 } else {
-                    _mm256_shuffle_epi8(load(w[0], w[2]), ctl(k))
+                    _mm256_shuffle_epi8(load(w[0], w[2]), ctl(0))
                 };
                 let v = _mm256_maddubs_epi16(x, _mm256_loadu_si256(t.as_ptr() as *const __m256i));
                 _mm256_storeu_si256(out.add(o as usize) as *mut __m256i, v);
@@ -389,26 +402,29 @@ mod avx2 {
         round: __m256i,
         odd: __m256i,
         sh: __m128i,
-        flip: __m256i,
     }
 
     impl HPass {
         #[target_feature(enable = "avx2")]
-        pub(super) fn new(b0: u16, b1: u16, k: u32, signed: bool) -> Self {
+        pub(super) fn new(b0: u16, b1: u16, k: u32) -> Self {
             HPass {
                 w0: _mm256_set1_epi16(b0 as i16),
                 w1: _mm256_set1_epi16(b1 as i16),
                 round: _mm256_set1_epi16((((1u32 << k) >> 1).saturating_sub(1)) as i16),
                 odd: _mm256_set1_epi16(i16::from(k > 0)),
                 sh: _mm_cvtsi32_si128(k as i32),
-                flip: _mm256_set1_epi8(if signed { 0x80u8 as i8 } else { 0 }),
             }
         }
 
         /// 32 outputs from sums `j..j + 32`: `round_half_even(v / 2^k)` of
         /// `v = r0 * b0 + r1 * b1`, as `(v + 2^(k-1) - 1 + ((v >> k) & 1)) >> k`.
         #[target_feature(enable = "avx2")]
-        unsafe fn bytes(&self, r0: *const u16, r1: *const u16, j: usize) -> __m256i {
+        unsafe fn bytes<const SIGNED: bool>(
+            &self,
+            r0: *const u16,
+            r1: *const u16,
+            j: usize,
+        ) -> __m256i {
             let one = |j: usize| {
                 // SAFETY: the caller's contract: 32 sums readable at `j` in each row.
                 let (x0, x1) = unsafe {
@@ -427,15 +443,19 @@ mod avx2 {
                     self.sh,
                 )
             };
-            let b = _mm256_packus_epi16(one(j), one(j + 16));
-            _mm256_xor_si256(_mm256_permute4x64_epi64::<0xd8>(b), self.flip)
+            let b = _mm256_permute4x64_epi64::<0xd8>(_mm256_packus_epi16(one(j), one(j + 16)));
+            if SIGNED {
+                _mm256_xor_si256(b, _mm256_set1_epi8(0x80u8 as i8))
+            } else {
+                b
+            }
         }
 
         /// A whole row of `n >= 32` outputs: vectors of 32, the last one ending the row
         /// (overlapping the one before); streamed, the aligned ones between a first and a
         /// last plain store.
         #[target_feature(enable = "avx2")]
-        pub(super) unsafe fn row(
+        pub(super) unsafe fn row<const SIGNED: bool>(
             &self,
             r0: *const u16,
             r1: *const u16,
@@ -446,7 +466,7 @@ mod avx2 {
             // SAFETY: the caller's contract: `n >= 32` sums in each row, `n` writable bytes.
             unsafe {
                 let put = |j: usize| {
-                    _mm256_storeu_si256(dst.add(j) as *mut __m256i, self.bytes(r0, r1, j))
+                    _mm256_storeu_si256(dst.add(j) as *mut __m256i, self.bytes::<SIGNED>(r0, r1, j))
                 };
                 let mut j = 0;
                 if nt {
@@ -454,7 +474,7 @@ mod avx2 {
                     j = (32 - dst as usize % 32) % 32;
                     while j + 32 <= n {
                         let at = dst.add(j) as *mut __m256i;
-                        _mm256_stream_si256(at, self.bytes(r0, r1, j));
+                        _mm256_stream_si256(at, self.bytes::<SIGNED>(r0, r1, j));
                         j += 32;
                     }
                 } else {
