@@ -33,6 +33,8 @@ const MAX_K: u32 = 8;
 const MIN_ROW: usize = 32;
 
 /// Plan of the integer rows kernel.
+// (Planned on x86 only; other targets compile it unused.)
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Clone, Debug)]
 pub(crate) struct DyadicGeom {
     /// Dst rows per run (the H axis' size, 1 without one).
