@@ -72,6 +72,9 @@ static dnnl_dim_t off_of(const dnnl_memory_desc_t *m, const dnnl_dim_t *idx) {
 static int run_case(int nd, const dnnl_dim_t *sd, const dnnl_dim_t *dd, dnnl_format_tag_t stag, dnnl_format_tag_t dtag,
                     dnnl_data_type_t sdt, dnnl_data_type_t ddt, dnnl_alg_kind_t alg, int bwd, const float *factors) {
   dnnl_memory_desc_t smd, dmd; dnnl_resampling_desc_t rd; dnnl_primitive_desc_t pd, fpd = NULL; dnnl_primitive_t pr;
+  /* Each case's input depends on its index only (see smoke.c). */
+  static uint32_t ncase = 0;
+  rng = 12345u + 2654435761u * ++ncase;
   printf("CASE nd=%d alg=%s bwd=%d sdt=%d ddt=%d stag=%d dtag=%d factors=%d dims", nd, alg == dnnl_resampling_linear ? "linear" : "nearest", bwd, sdt, ddt, stag, dtag, factors != NULL);
   for (int i = 0; i < nd; i++) printf(" %lld>%lld", (long long)sd[i], (long long)dd[i]);
   printf("\n");

@@ -1,5 +1,7 @@
 import sys, re
+from cases import aligned
 a=open(sys.argv[1]).read().split('\n'); b=open(sys.argv[2]).read().split('\n')
+a, b, _ = aligned(a, b)
 case=None; on=False; n=0; bad=0
 for x,y in zip(a,b):
     if x.startswith('CASE'):

@@ -9,8 +9,13 @@ Integer outputs may differ by 1 (x.5 ties), bf16 by one bf16 ulp of the magnitud
 import re
 import sys
 
+from cases import aligned
+
 a = open(sys.argv[1]).read().split("\n")
 b = open(sys.argv[2]).read().split("\n")
+a, b, dropped = aligned(a, b)
+if dropped:
+    print("bf16 cases the real library refused on this CPU (left out):", dropped)
 assert len(a) == len(b), (len(a), len(b))
 # magnitude of the inputs smoke.c generates, per source data type
 SCALE = {3: 32.0, 2: 32.0, 4: 32768.0, 5: 128.0, 6: 256.0}

@@ -17,7 +17,7 @@
 static dnnl_engine_t eng;
 static dnnl_stream_t st;
 static FILE *io;
-static int comparing, n_cases, bad_cases;
+static int comparing, n_cases, bad_cases, skipped;
 static double worst_elt;
 
 static float rnd_f(unsigned *s, float lo, float hi) {
@@ -59,11 +59,25 @@ static void run_case(const char *name, int linear, dnnl_format_tag_t tag, dnnl_d
     dnnl_resampling_desc_t rd;
     dnnl_resampling_forward_desc_init(&rd, dnnl_forward_inference, linear ? dnnl_resampling_linear : dnnl_resampling_nearest, NULL, &s, &d);
     dnnl_primitive_desc_t pd;
+    /* Each dumped case starts with a byte saying whether libdnnl ran it: on CPUs without
+       AVX-512 it refuses bf16 destinations, which are then left out (not counted). */
+    int real_ran = comparing ? fgetc(io) : 1;
+    if (comparing && real_ran == 0) {
+        dnnl_primitive_attr_destroy(a);
+        if (ddt == dnnl_bf16) { printf("%s: refused by libdnnl on this CPU, left out\n", name); skipped++; return; }
+        printf("%s: refused by libdnnl\n", name);
+        bad_cases++;
+        return;
+    }
     if (dnnl_primitive_desc_create(&pd, &rd, a, eng, NULL) != dnnl_success) {
+        dnnl_primitive_attr_destroy(a);
+        if (!comparing) fputc(0, io);
+        if (!comparing && ddt == dnnl_bf16) { printf("%s: pd refused (bf16 on this CPU), left out\n", name); return; }
         printf("%s: pd refused\n", name);
         bad_cases++;
         return;
     }
+    if (!comparing) fputc(1, io);
     dnnl_primitive_t p;
     dnnl_primitive_create(&p, pd);
     size_t ns = 2 * 16 * 5 * 7, ndst = 2 * 16 * 9 * 4, nb = bin_pos < 0 ? 0 : bcast == 2 ? ndst : bcast == 1 ? 16 : 1;
@@ -169,6 +183,6 @@ int main(int argc, char **argv) {
             dnnl_post_ops_destroy(po);
         }
     fclose(io);
-    if (comparing) printf("postops: %d cases, %d differ (worst eltwise relative difference %.3g)\n", n_cases, bad_cases, worst_elt);
+    if (comparing) printf("postops: %d cases, %d differ, %d left out (worst eltwise relative difference %.3g)\n", n_cases, bad_cases, skipped, worst_elt);
     return bad_cases != 0;
 }
