@@ -120,15 +120,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<DyadicGeom> {
         return None;
     }
     let w = *t.resampled.last()?;
-    let lane = (0..rank).find(|&a| {
-        t.fwd[a].is_none()
-            && a != w
-            && s.strides[a] == 1
-            && d.strides[a] == 1
-            && d.dims[a] > 1
-            && s.strides[w] == d.dims[a]
-            && d.strides[w] == d.dims[a]
-    });
+    let lane = images::pixel_axis(p, t, w, usize::MAX);
     let nc = lane.map_or(1, |c| d.dims[c]);
     if lane.is_none() && (s.strides[w] != 1 || d.strides[w] != 1) {
         return None;
@@ -160,12 +152,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<DyadicGeom> {
                 .collect(),
         ),
     };
-    let taps: Vec<(u32, u32, u8, u8)> = taps
-        .into_iter()
-        .map(|(i0, i1, a0, a1)| (i0, i1, a0 as u8, a1 as u8))
-        .collect();
     // Every 8 outputs read one 16-byte window of the row, or else every 4.
-    let span = |outs: &[(u32, u32, u8, u8)]| {
+    let span = |outs: &[IntTaps]| {
         let lo = outs.iter().map(|t| t.0.min(t.1)).min().unwrap_or(0) as usize;
         let hi = outs.iter().map(|t| t.0.max(t.1)).max().unwrap_or(0) as usize;
         let start = lo.min(in_n - 16);
@@ -202,8 +190,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<DyadicGeom> {
                 let byte = part * q * 2 + 2 * j;
                 cb[sub][byte] = (i0 as usize - start) as u8;
                 cb[sub][byte + 1] = (i1 as usize - start) as u8;
-                tb[byte] = a0;
-                tb[byte + 1] = a1;
+                // (At most 2^MAX_KW: a `pmaddubsw` weight.)
+                tb[byte] = a0 as u8;
+                tb[byte + 1] = a1 as u8;
             }
         }
         win.push(wb);

@@ -31,14 +31,7 @@ pub(crate) fn image_rows(p: &Problem, t: &Tables, small: bool) -> Option<RowGeom
         return None;
     }
     let w = *t.resampled.last()?;
-    let c = (0..rank).find(|&a| {
-        t.fwd[a].is_none()
-            && s.strides[a] == 1
-            && d.strides[a] == 1
-            && (2..=MAX_LANES).contains(&d.dims[a])
-            && s.strides[w] == d.dims[a]
-            && d.strides[w] == d.dims[a]
-    })?;
+    let c = pixel_axis(p, t, w, MAX_LANES)?;
     let nc = d.dims[c];
     // Linear pixels that fill an AVX2 vector (f32/s32 with C = 8) lerp as fast in the lanes
     // kernel, which reads each corner once (f32 C = 8, 2x down: 0.85x vs 0.65x of oneDNN).
@@ -57,6 +50,20 @@ pub(crate) fn image_rows(p: &Problem, t: &Tables, small: bool) -> Option<RowGeom
         return None;
     }
     Some(fwd_row_geom(p, t, w, Some((c, nc)), small))
+}
+
+/// The identity axis `c` of 2..=`max_c` elements packed contiguously inside each element of
+/// row axis `w` (stride C along `w` in src and dst), the pixels of a flat channels-last row.
+pub(crate) fn pixel_axis(p: &Problem, t: &Tables, w: usize, max_c: usize) -> Option<usize> {
+    let (s, d) = (&p.src, &p.dst);
+    (0..s.rank()).find(|&a| {
+        t.fwd[a].is_none()
+            && s.strides[a] == 1
+            && d.strides[a] == 1
+            && (2..=max_c).contains(&d.dims[a])
+            && s.strides[w] == d.dims[a]
+            && d.strides[w] == d.dims[a]
+    })
 }
 
 /// The W table over the flat row: output element `o*nc + c` has the taps `i*nc + c` of
