@@ -40,7 +40,7 @@ pub(crate) struct PermTable {
     pub base1: Vec<u32>,
     /// Which weight of the full blocks is `1 - the other`, bit for bit.
     pub derived: Derived,
-    /// Full blocks whose tables repeat (AVX-512 only; see [`Cycle`]).
+    /// Full blocks whose tables repeat (full-width x86 blocks; see [`Cycle`]).
     pub cycle: Option<Cycle>,
 }
 
@@ -61,9 +61,10 @@ pub(crate) struct Cycle {
 /// Longest period the kernel holds (four vectors a block: two index, two weight).
 const MAX_PERIOD: usize = 4;
 
-/// Fewest repeating blocks of a call that the kernel holds the tables for.
+/// Fewest repeating blocks of a call that the kernel holds the tables for (AVX-512, AVX2:
+/// short nchw rows, 112 outputs a row, are 14 AVX2 blocks).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-const MIN_HELD: usize = 16;
+const MIN_HELD: [usize; 2] = [16, 8];
 
 /// A weight the kernel computes as `1.0 - the other` instead of loading it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +138,7 @@ impl PermTable {
         } else {
             Derived::None
         };
-        if lanes == 16 && step == 16 {
+        if cfg!(target_arch = "x86_64") && step == lanes {
             pt.cycle = pt.find_cycle(t);
         }
         Some(pt)
@@ -163,9 +164,13 @@ impl PermTable {
         let m = nb / 2;
         (1..=MAX_PERIOD).find_map(|period| {
             let shift = (*self.base.get(m + period)?).checked_sub(self.base[m])? as usize;
-            // Block k + period is block k moved `shift` columns.
+            // Block k + period is block k moved `shift` columns (both windows when split).
             let moved = |k: usize| {
                 self.base[k] as usize + shift == self.base[k + period] as usize
+                    && self
+                        .base1
+                        .get(k)
+                        .is_none_or(|&b| b as usize + shift == self.base1[k + period] as usize)
                     && same(k, k + period)
             };
             if !moved(m) {
@@ -415,15 +420,17 @@ pub(super) unsafe fn blocks(
                 };
             }
             // The tables of a long stretch held in registers (see [`Cycle`]).
-            let held = p
-                .cycle
-                .is_some_and(|c| k1.min(c.k1) >= k0.max(c.k0) + MIN_HELD);
+            let min = MIN_HELD[(p.lanes == 8) as usize];
+            let held = p.cycle.is_some_and(|c| k1.min(c.k1) >= k0.max(c.k0) + min);
             match (p.lanes, p.step, p.narrow, !p.base1.is_empty()) {
                 (16, 16, true, _) if held => by_derived!(avx512_held, true),
                 (16, 16, false, _) if held => by_derived!(avx512_held, false),
                 (16, 16, true, _) => by_derived!(avx512, 16, true),
                 (16, 16, false, _) => by_derived!(avx512, 16, false),
                 (16, _, _, _) => by_derived!(avx512, 8, false),
+                (_, 8, true, _) if held => by_derived!(avx2_held, true, false),
+                (_, 8, false, true) if held => by_derived!(avx2_held, false, true),
+                (_, 8, false, false) if held => by_derived!(avx2_held, false, false),
                 (_, 8, true, _) => by_derived!(avx2, true, false),
                 (_, 8, false, true) => by_derived!(avx2, false, true),
                 (_, 8, false, false) => by_derived!(avx2, false, false),
@@ -646,36 +653,17 @@ unsafe fn avx2<const NARROW: bool, const SPLIT: bool, const D: u8>(
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         use std::arch::x86_64::*;
-        let seven = _mm256_set1_epi32(7);
         let one = _mm256_set1_ps(1.0);
         for k in k0..k1 {
             let j = k * 8;
             let w = row.add(p.base[k] as usize - bias);
-            let a = _mm256_loadu_ps(w);
-            let b = match (NARROW, SPLIT) {
-                (true, _) => a,
-                (_, true) => _mm256_loadu_ps(row.add(p.base1[k] as usize - bias)),
-                _ => _mm256_loadu_ps(w.add(8)),
-            };
-            // Indices 0..16 over two registers: permute both, pick by bit 3.
-            let pick = |q: __m256i| {
-                let lo = _mm256_permutevar8x32_ps(a, q);
-                if NARROW {
-                    return lo;
-                }
-                let hi = _mm256_permutevar8x32_ps(b, q);
-                _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
+            let w1 = match SPLIT {
+                true => row.add(p.base1[k] as usize - bias),
+                false => w,
             };
             let q0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p0.as_ptr().add(j) as *const __m128i));
             let q1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.p1.as_ptr().add(j) as *const __m128i));
-            let (v0, v1) = if SPLIT {
-                (
-                    _mm256_permutevar8x32_ps(a, q0),
-                    _mm256_permutevar8x32_ps(b, q1),
-                )
-            } else {
-                (pick(q0), pick(q1))
-            };
+            let (v0, v1) = taps_avx2::<NARROW, SPLIT>(w, w1, q0, q1);
             let load = |v: &[f32]| _mm256_loadu_ps(v.as_ptr().add(j));
             let (w0, w1) = match D {
                 1 => {
@@ -694,6 +682,149 @@ unsafe fn avx2<const NARROW: bool, const SPLIT: bool, const D: u8>(
             } else {
                 _mm256_storeu_ps(out.add(j - k0 * 8), r);
             }
+        }
+    }
+}
+
+/// A block's two tap vectors by the index vectors `q0`, `q1` from its window at `win` (with
+/// `SPLIT`, the `i1` taps' window at `win1`): 16 elements in two registers, two `vpermps`
+/// and a blend a tap; with `NARROW` 8 elements, one `vpermps` a tap; with `SPLIT` 8
+/// elements a tap.
+///
+/// # Safety
+/// AVX2 is enabled in the caller (inlined there); the windows lie in readable memory.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn taps_avx2<const NARROW: bool, const SPLIT: bool>(
+    win: *const f32,
+    win1: *const f32,
+    q0: std::arch::x86_64::__m256i,
+    q1: std::arch::x86_64::__m256i,
+) -> (std::arch::x86_64::__m256, std::arch::x86_64::__m256) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's.
+    unsafe {
+        let a = _mm256_loadu_ps(win);
+        if NARROW {
+            return (
+                _mm256_permutevar8x32_ps(a, q0),
+                _mm256_permutevar8x32_ps(a, q1),
+            );
+        }
+        if SPLIT {
+            let b = _mm256_loadu_ps(win1);
+            return (
+                _mm256_permutevar8x32_ps(a, q0),
+                _mm256_permutevar8x32_ps(b, q1),
+            );
+        }
+        let b = _mm256_loadu_ps(win.add(8));
+        // Indices 0..16 over two registers: permute both, pick by bit 3.
+        let seven = _mm256_set1_epi32(7);
+        let pick = |q: __m256i| {
+            let lo = _mm256_permutevar8x32_ps(a, q);
+            let hi = _mm256_permutevar8x32_ps(b, q);
+            _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_cmpgt_epi32(q, seven)))
+        };
+        (pick(q0), pick(q1))
+    }
+}
+
+/// [`avx2`] where a stretch of `k0..k1` lies in `p`'s cycle, as [`avx512_held`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn avx2_held<const NARROW: bool, const SPLIT: bool, const D: u8>(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    out: *mut f32,
+    k0: usize,
+    k1: usize,
+    bias: usize,
+    nt: bool,
+) {
+    // SAFETY: the caller's contract as for `avx2`; `ca..cb` lies in the cycle.
+    unsafe {
+        let c = p.cycle.as_ref().unwrap();
+        let (ca, cb) = (k0.max(c.k0), k1.min(c.k1));
+        avx2::<NARROW, SPLIT, D>(row, t, p, out, k0, ca, bias, nt);
+        let o = out.add((ca - k0) * 8);
+        match c.period {
+            1 => avx2_cycle::<NARROW, SPLIT, D, 1>(row, t, p, c, o, ca, cb, bias, nt),
+            2 => avx2_cycle::<NARROW, SPLIT, D, 2>(row, t, p, c, o, ca, cb, bias, nt),
+            3 => avx2_cycle::<NARROW, SPLIT, D, 3>(row, t, p, c, o, ca, cb, bias, nt),
+            _ => avx2_cycle::<NARROW, SPLIT, D, 4>(row, t, p, c, o, ca, cb, bias, nt),
+        }
+        avx2::<NARROW, SPLIT, D>(row, t, p, out.add((cb - k0) * 8), cb, k1, bias, nt);
+    }
+}
+
+/// [`avx2`]'s blocks `ka..kb` of `p`'s cycle `c` with the period's indices and weights in
+/// registers, as [`avx512_cycle`] (with `SPLIT` the `i1` windows move alike).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn avx2_cycle<const NARROW: bool, const SPLIT: bool, const D: u8, const P: usize>(
+    row: *const f32,
+    t: &WTable,
+    p: &PermTable,
+    c: &Cycle,
+    out: *mut f32,
+    ka: usize,
+    kb: usize,
+    bias: usize,
+    nt: bool,
+) {
+    // SAFETY: the caller's contract as for `avx2`: blocks `ka..kb` lie in the cycle, so
+    // block `ka + n`'s tables are those of block `c.k0 + (ph + n) % P` and its windows
+    // start where block `ka + n % P`'s do plus `n / P` shifts, every one in `row`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let one = _mm256_set1_ps(1.0);
+        let ph = (ka - c.k0) % P;
+        let blk = |i: usize| c.k0 + (ph + i) % P;
+        let base = p.base[ka] as isize;
+        let offs: [isize; P] = std::array::from_fn(|i| p.base[ka + i] as isize - base);
+        let offs1: [isize; P] = std::array::from_fn(|i| match SPLIT {
+            true => p.base1[ka + i] as isize - base,
+            false => offs[i],
+        });
+        let ix = |v: &[u8], i: usize| {
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(v.as_ptr().add(blk(i) * 8) as *const __m128i))
+        };
+        let q0: [__m256i; P] = std::array::from_fn(|i| ix(&p.p0, i));
+        let q1: [__m256i; P] = std::array::from_fn(|i| ix(&p.p1, i));
+        let wv = |v: &[f32], i: usize| _mm256_loadu_ps(v.as_ptr().add(blk(i) * 8));
+        let w: [(__m256, __m256); P] = std::array::from_fn(|i| match D {
+            1 => (_mm256_sub_ps(one, wv(&t.w1, i)), wv(&t.w1, i)),
+            2 => (wv(&t.w0, i), _mm256_sub_ps(one, wv(&t.w0, i))),
+            _ => (wv(&t.w0, i), wv(&t.w1, i)),
+        });
+        let block = |win: *const f32, i: usize, o: *mut f32| {
+            let (v0, v1) =
+                taps_avx2::<NARROW, SPLIT>(win.offset(offs[i]), win.offset(offs1[i]), q0[i], q1[i]);
+            let r = _mm256_add_ps(_mm256_mul_ps(v0, w[i].0), _mm256_mul_ps(v1, w[i].1));
+            if nt {
+                _mm256_stream_ps(o, r);
+            } else {
+                _mm256_storeu_ps(o, r);
+            }
+        };
+        let mut win = row.add(p.base[ka] as usize - bias);
+        let mut o = out;
+        let n = kb - ka;
+        for _ in 0..n / P {
+            for i in 0..P {
+                block(win, i, o.add(i * 8));
+            }
+            win = win.add(c.shift);
+            o = o.add(P * 8);
+        }
+        for i in 0..n % P {
+            block(win, i, o.add(i * 8));
         }
     }
 }
@@ -829,7 +960,7 @@ mod tests {
         let mut x = 0x2545_F491u32;
         let mut tested = 0;
         let mut seen = std::collections::HashSet::new();
-        // Held cycles seen: (period, narrow, derived).
+        // Held cycles seen: (lanes, period, mode, derived), mode as for `seen`.
         let mut cycles = std::collections::HashSet::new();
         for i in [1usize, 2, 5, 17, 64, 333] {
             // Integer ratios and a ratio whose weights repeat every 32 outputs (5 -> 32)
@@ -910,15 +1041,16 @@ mod tests {
                                     .zip(&want)
                                     .all(|(a, b)| a.to_bits() == b.to_bits());
                                 assert!(same, "{i}->{o} C={nc} lanes {lanes} step {step} {p:?}");
+                                let mode = p.narrow as u8 + 2 * !p.base1.is_empty() as u8;
                                 if let Some(c) = p.cycle {
-                                    cycles.insert((c.period, p.narrow, p.derived as u8));
+                                    cycles.insert((lanes, c.period, mode, p.derived as u8));
                                     // Calls that start and end inside, before and after the
                                     // cycle, at every phase.
                                     let nb = p.base.len();
+                                    let min = MIN_HELD[(lanes == 8) as usize];
                                     let mut ranges = vec![(0, nb), (c.k0 + 1, c.k1 - 1)];
                                     for ph in 0..c.period {
-                                        ranges
-                                            .push((c.k0 + ph, (c.k0 + ph + MIN_HELD + 2).min(nb)));
+                                        ranges.push((c.k0 + ph, (c.k0 + ph + min + 2).min(nb)));
                                         ranges.push((ph, c.k1.saturating_sub(ph).max(ph)));
                                     }
                                     for (ka, kb) in ranges {
@@ -946,7 +1078,6 @@ mod tests {
                                     }
                                 }
                                 if !p.base.is_empty() {
-                                    let mode = p.narrow as u8 + 2 * !p.base1.is_empty() as u8;
                                     seen.insert((lanes, step, mode, p.derived as u8));
                                 }
                                 tested += 1;
@@ -974,14 +1105,22 @@ mod tests {
             }
         }
         assert!(widths.is_empty() || tested > 200, "{tested}");
-        // Held cycles of every period, narrow and wide windows, each weight variant.
-        if widths.contains(&(16, 16)) {
-            for want in (1..=MAX_PERIOD).map(|k| (k, true, 1)).chain([
-                (1, false, 1),
-                (3, false, 1),
-                (1, true, 0),
-                (1, true, 2),
-            ]) {
+        // Held cycles of every period, each window mode, each weight variant.
+        let want16 = (1..=MAX_PERIOD).map(|k| (16, k, 1, 1)).chain([
+            (16, 1, 0, 1),
+            (16, 3, 0, 1),
+            (16, 1, 1, 0),
+            (16, 1, 1, 2),
+        ]);
+        let want8 = (1..=MAX_PERIOD).map(|k| (8, k, 2, 1)).chain([
+            (8, 1, 1, 1),
+            (8, 1, 0, 1),
+            (8, 2, 0, 0),
+            (8, 2, 1, 0),
+            (8, 2, 1, 2),
+        ]);
+        for want in want16.chain(want8) {
+            if widths.contains(&(want.0, want.0)) {
                 assert!(
                     cycles.contains(&want),
                     "cycle {want:?} untested: {cycles:?}"

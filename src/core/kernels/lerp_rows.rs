@@ -27,7 +27,13 @@ pub(super) struct Run<'a> {
     pub oh0: usize,
     pub out: *mut f32,
     pub od: usize,
+    /// `(element size, bytes)`: prefetch the src rows of the row `AHEAD` rows on, this many
+    /// bytes from each corner's first column (sources larger than a core's cache share).
+    pub prefetch: Option<(usize, usize)>,
 }
+
+/// Rows ahead whose src rows [`Run::prefetch`] fetches.
+pub(super) const AHEAD: usize = 4;
 
 /// Rows `0..rows` of `run`: each blends `row.len() - hlerp::SLACK` columns of `src` (of
 /// type `dt`, offsets in elements) into `row`, then lerps them along W through `p` (built
@@ -203,6 +209,18 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
                 Some(f) => f.taps(oh),
                 None => (&[][..], &[][..]),
             };
+            if let (Some((sz, bytes)), Some(f)) = (run.prefetch, run.h) {
+                // The hardware prefetchers stop at every 4 KiB page and lose short rows'
+                // stream where downsampling skips rows.
+                if let Some((ia, _)) = (oh + AHEAD < f.outputs()).then(|| f.taps(oh + AHEAD)) {
+                    for &i in ia {
+                        for o in &offs[..1 << base.m] {
+                            let at = o + i as usize * run.hs + run.lo;
+                            simd::prefetch_span(src.add(at * sz), bytes);
+                        }
+                    }
+                }
+            }
             let at = ii.first().map_or(oh, |&i0| i0 as usize) * run.hs + run.lo;
             // The row axis' second tap adds the outermost level (corners in registers: the
             // shared `SmallCorners::push_axis` went through memory, 17% of the run).
