@@ -157,9 +157,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     // AVX-512 takes rows up to 64 outputs (four vectors): f32 8x64 28x28->56x56 1.79 ->
     // 0.18 ms, u8 4x32 16x16->48x48 447 -> 58 us, f32 4x32 32x32->64x64 364 -> 50 us
     // (oneDNN 3.6 ms, 0.78, 0.82).
+    // AVX2 only while the output fits a core's L2: beyond, the rows kernel (held W tables,
+    // outputs streamed from registers) is ahead (Zen 1, ms, planes -> rows: ncdhw f32 2x32
+    // 16^3->32^3 3.53 -> 2.65, nchw f32 8x256 16x16->32x32 3.42 -> 2.46, ncdhw 8^3->16x16x24
+    // 0.67 -> 0.56; 8x32 10x10->20x20, 410 KB, 0.17 -> 0.24).
+    let fits_l2 = d
+        .span_bytes()
+        .is_some_and(|b| b <= crate::core::cache::l2_per_core());
     let max_row = match simd::isa() {
         simd::Isa::Avx512 if iw <= 32 => 4 * MAX_ROW,
-        simd::Isa::Avx2 if iw <= 32 => 2 * MAX_ROW,
+        simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
     if oh * ow > MAX_PLANE || oh * iw > MAX_PLANE || ow > max_row {
