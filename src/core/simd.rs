@@ -3309,7 +3309,7 @@ mod tests {
             let pixels = 1 + next(9) as usize;
             let n_src = pixels + next(4) as usize;
             let mut src: Vec<u16> = (0..n_src * lanes)
-                .map(|_| 0x0080 + next(0x7F00) as u16 | (next(2) as u16) << 15)
+                .map(|_| (0x0080 + next(0x7F00) as u16) | ((next(2) as u16) << 15))
                 .collect();
             for _ in 0..next(3) {
                 let at = next(src.len() as u32) as usize;
