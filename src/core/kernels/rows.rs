@@ -2,6 +2,7 @@
 //! resampled axes blended into a row buffer, then W gathered or lerped with permute tables;
 //! channels-last images as rows of `W * C` elements) and the backward `bwd_rows` gather.
 
+use super::lerp_rows::AHEAD;
 use super::nt_batch::{self, NtBatch};
 use super::*;
 
@@ -236,7 +237,6 @@ const TILE: usize = 2048;
 /// 1x256 136x100->68x50 lost 7%, u8/bf16 112->56 10%, 1x16 1024->100 (4064-byte spans,
 /// the prefetches waiting on full fill buffers) 20%: not kept.
 const PREFETCH_ROW: usize = 4096;
-use lerp_rows::AHEAD;
 
 /// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
 /// elements, or `W * C` with `lane = Some((c, C))` (channels-last images).
@@ -480,7 +480,8 @@ pub(crate) unsafe fn rows(
             (None, None) => None,
         };
         // Only where H skips src rows: upsampled rows read src in order, and the prefetches
-        // cost them (Zen 1, nchw f32 8x64 56->112 5.8 -> 6.4 ms; 112->56 4.6 -> 3.7 with).
+        // cost them (Zen 1, fused rows with and without, ms: nchw f32 8x64 56->112 6.4 and
+        // 5.8; 112->56 3.7 and 4.6).
         let prefetch = span.is_some_and(|(_, n)| n <= PREFETCH_ROW)
             && g.plane_h.is_some_and(|h| s.dims[h] > d.dims[h])
             && s.span_bytes().unwrap_or(0) > crate::core::cache::llc_per_core();
