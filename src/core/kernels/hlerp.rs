@@ -68,10 +68,15 @@ pub(crate) struct Cycle {
 /// Longest period the kernel holds (four vectors a block: two index, two weight).
 const MAX_PERIOD: usize = 4;
 
-/// Fewest repeating blocks of a call that the kernel holds the tables for (AVX-512, AVX2:
-/// short nchw rows, 112 outputs a row, are 14 AVX2 blocks).
+/// Fewest repeating blocks of a call that the kernel holds the tables for, by vector width
+/// (short nchw rows, 112 outputs a row, are 14 AVX2 blocks).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-const MIN_HELD: [usize; 2] = [16, 8];
+const fn min_held(lanes: usize) -> usize {
+    match lanes {
+        8 => 8,
+        _ => 16,
+    }
+}
 
 /// A weight the kernel computes as `1.0 - the other` instead of loading it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -450,7 +455,7 @@ pub(super) unsafe fn blocks(
                 };
             }
             // The tables of a long stretch held in registers (see [`Cycle`]).
-            let min = MIN_HELD[(p.lanes == 8) as usize];
+            let min = min_held(p.lanes);
             let held = p.cycle.is_some_and(|c| k1.min(c.k1) >= k0.max(c.k0) + min);
             match (p.lanes, p.step, p.narrow, !p.base1.is_empty()) {
                 (16, 16, true, _) if held => by_derived!(avx512_held, true),
@@ -1148,7 +1153,7 @@ mod tests {
                                     // Calls that start and end inside, before and after the
                                     // cycle, at every phase.
                                     let nb = p.base.len();
-                                    let min = MIN_HELD[(lanes == 8) as usize];
+                                    let min = min_held(lanes);
                                     let mut ranges = vec![(0, nb), (c.k0 + 1, c.k1 - 1)];
                                     for ph in 0..c.period {
                                         ranges.push((c.k0 + ph, (c.k0 + ph + min + 2).min(nb)));

@@ -33,7 +33,36 @@ pub(super) struct Run<'a> {
 }
 
 /// Rows ahead whose src rows [`Run::prefetch`] fetches.
-pub(super) const AHEAD: usize = 4;
+const AHEAD: usize = 4;
+
+/// Prefetches the src rows that output row `oh + AHEAD` of the row axis `f` reads (row
+/// stride `hs`): `bytes` from column `lo` at each corner offset in `offs`, elements of `sz`
+/// bytes. The hardware prefetchers stop at every 4 KiB page and lose short rows' stream
+/// where downsampling skips rows.
+///
+/// # Safety
+/// Every corner plus those rows' columns lies in `src` (as for the rows themselves).
+#[inline]
+pub(super) unsafe fn prefetch_ahead(
+    src: *const u8,
+    f: &FwdTaps,
+    oh: usize,
+    offs: &[usize],
+    hs: usize,
+    lo: usize,
+    (sz, bytes): (usize, usize),
+) {
+    if oh + AHEAD >= f.outputs() {
+        return;
+    }
+    for &i in f.taps(oh + AHEAD).0 {
+        for o in offs {
+            let at = o + i as usize * hs + lo;
+            // SAFETY: the caller's contract.
+            simd::prefetch_span(unsafe { src.add(at * sz) }, bytes);
+        }
+    }
+}
 
 /// Rows `0..rows` of `run`: each blends `row.len() - hlerp::SLACK` columns of `src` (of
 /// type `dt`, offsets in elements) into `row`, then lerps them along W through `p` (built
@@ -209,17 +238,8 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
                 Some(f) => f.taps(oh),
                 None => (&[][..], &[][..]),
             };
-            if let (Some((sz, bytes)), Some(f)) = (run.prefetch, run.h) {
-                // The hardware prefetchers stop at every 4 KiB page and lose short rows'
-                // stream where downsampling skips rows.
-                if let Some((ia, _)) = (oh + AHEAD < f.outputs()).then(|| f.taps(oh + AHEAD)) {
-                    for &i in ia {
-                        for o in &offs[..1 << base.m] {
-                            let at = o + i as usize * run.hs + run.lo;
-                            simd::prefetch_span(src.add(at * sz), bytes);
-                        }
-                    }
-                }
+            if let (Some(pf), Some(f)) = (run.prefetch, run.h) {
+                prefetch_ahead(src, f, oh, &offs[..1 << base.m], run.hs, run.lo, pf);
             }
             let at = ii.first().map_or(oh, |&i0| i0 as usize) * run.hs + run.lo;
             // The row axis' second tap adds the outermost level (corners in registers: the

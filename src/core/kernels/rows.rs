@@ -2,7 +2,6 @@
 //! resampled axes blended into a row buffer, then W gathered or lerped with permute tables;
 //! channels-last images as rows of `W * C` elements) and the backward `bwd_rows` gather.
 
-use super::lerp_rows::AHEAD;
 use super::nt_batch::{self, NtBatch};
 use super::*;
 
@@ -224,18 +223,18 @@ const ROW_TILE: usize = 8192;
 /// rows stream from registers and do not change).
 const TILE: usize = 2048;
 
-/// Rows of at most this many bytes ask for the src rows of the output row [`AHEAD`] rows
-/// on when the source exceeds a core's share of the last-level cache: the hardware
-/// prefetchers stop at every 4 KiB page and lose the stream where rows are skipped, so a
-/// page of short rows stalled on memory. nchw f32 linear, 1 thread: 8x64 112->56 4.3 ->
-/// 1.7 ms, 1x64 300->100 1.68 -> 0.65 (oneDNN 6.9, 3.4 in that run); 2 threads 1.95 ->
-/// 0.89, 0.45 -> 0.37. Longer rows keep the hardware's stream and lost to the extra lines
-/// in L1 (1x3 2160x3840 -> 1080x1920 7.7 -> 9.0 ms prefetched); a cached source has
-/// nothing to gain. Tried on a VM whose sysfs gives a core 130 MiB of L3 (so this never
-/// fires there): prefetching sources beyond the L2 instead, for H downsampling only. nchw
-/// f32 8x64 112->56 gained 8-34% in four runs and lost 4% in a fifth, 1x64 300->100 and
-/// 1x256 136x100->68x50 lost 7%, u8/bf16 112->56 10%, 1x16 1024->100 (4064-byte spans,
-/// the prefetches waiting on full fill buffers) 20%: not kept.
+/// Rows of at most this many bytes ask for the src rows of the output row a few rows on
+/// ([`lerp_rows::prefetch_ahead`]) when the source exceeds a core's share of the last-level
+/// cache: the hardware prefetchers stop at every 4 KiB page and lose the stream where rows
+/// are skipped, so a page of short rows stalled on memory. nchw f32 linear, 1 thread: 8x64
+/// 112->56 4.3 -> 1.7 ms, 1x64 300->100 1.68 -> 0.65 (oneDNN 6.9, 3.4 in that run); 2
+/// threads 1.95 -> 0.89, 0.45 -> 0.37. Longer rows keep the hardware's stream and lost to
+/// the extra lines in L1 (1x3 2160x3840 -> 1080x1920 7.7 -> 9.0 ms prefetched); a cached
+/// source has nothing to gain. Tried on a VM whose sysfs gives a core 130 MiB of L3 (so
+/// this never fires there): prefetching sources beyond the L2 instead, for H downsampling
+/// only. nchw f32 8x64 112->56 gained 8-34% in four runs and lost 4% in a fifth, 1x64
+/// 300->100 and 1x256 136x100->68x50 lost 7%, u8/bf16 112->56 10%, 1x16 1024->100
+/// (4064-byte spans, the prefetches waiting on full fill buffers) 20%: not kept.
 const PREFETCH_ROW: usize = 4096;
 
 /// Geometry of the forward `rows` kernel along row axis `w`, a row being `W` contiguous
@@ -815,14 +814,15 @@ pub(crate) unsafe fn rows(
                             let (ii, ww) = f.taps(oh);
                             sc.push_axis(ii, ww, s.strides[h]);
                             if let (true, Some((lo, bytes))) = (prefetch, span) {
-                                if oh + AHEAD < oh_n {
-                                    for &i in f.taps(oh + AHEAD).0 {
-                                        for o in &base.offs[..1 << base.m] {
-                                            let r = o + i as usize * s.strides[h] + lo;
-                                            simd::prefetch_span(b.src.add(r * ssz), bytes);
-                                        }
-                                    }
-                                }
+                                lerp_rows::prefetch_ahead(
+                                    b.src,
+                                    f,
+                                    oh,
+                                    &base.offs[..1 << base.m],
+                                    s.strides[h],
+                                    lo,
+                                    (ssz, bytes),
+                                );
                             }
                         }
                         None => {
