@@ -14,6 +14,10 @@ use crate::core::simd::{self, Bf16s, F16s, F32s, S32s, S8s, Src, U8s};
 use crate::core::taps::FwdTaps;
 use std::marker::PhantomData;
 
+/// Row buffer elements before column 0: [`hlerp::RowPairs`] pads column -1, and whole
+/// vectors keep the blend's stores aligned.
+pub(super) const FRONT: usize = 8;
+
 /// A run of rows: rows `oh0..oh0 + n` of a plane, each the run's corners plus its taps
 /// along the row axis, written `od` elements apart from `out`.
 pub(super) struct Run<'a> {
@@ -64,8 +68,8 @@ pub(super) unsafe fn prefetch_ahead(
     }
 }
 
-/// Rows `0..rows` of `run`: each blends `row.len() - hlerp::SLACK` columns of `src` (of
-/// type `dt`, offsets in elements) into `row`, then lerps them along W through `p` (built
+/// Rows `0..rows` of `run`: each blends `row.len() - FRONT - hlerp::SLACK` columns of `src`
+/// (of type `dt`, offsets in elements) into `row` from `FRONT` on, then lerps them along W through `p` (built
 /// for `t`), with streaming stores where `nt` (every row's output 64-byte aligned).
 ///
 /// # Safety
@@ -226,9 +230,9 @@ mod vec {
 unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
     // SAFETY: `run`'s contract: the corners and columns lie in `src`, the outputs in `out`.
     unsafe {
-        let n = row.len() - hlerp::SLACK;
+        let n = row.len() - FRONT - hlerp::SLACK;
         let (full, tail) = (p.base.len(), p.tail.i0.len());
-        let (base, r) = (&run.base, row.as_mut_ptr());
+        let (base, r) = (&run.base, row.as_mut_ptr().add(FRONT));
         let (offs, w) = (&base.offs, &base.w);
         // At most three blended axes, the row axis one of them where it has taps.
         debug_assert!(base.m + usize::from(run.h.is_some()) <= 3);
@@ -257,10 +261,18 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
                 (_, true) => B::row::<3, true>(src, offs, w, px, r, n),
             }
             let out = run.out.add(i * run.od);
-            hlerp::blocks(row.as_ptr(), t, p, out, 0, full, 0, nt);
+            match &p.row_pairs {
+                // Only AVX2 tables have them.
+                #[cfg(target_arch = "x86_64")]
+                Some(rp) => {
+                    rp.pad(r);
+                    hlerp::pairs_row(r, rp, out, full * p.step, nt)
+                }
+                _ => hlerp::blocks(r, t, p, out, 0, full, 0, nt),
+            }
             if tail > 0 {
                 let o = std::slice::from_raw_parts_mut(out.add(full * p.step), tail);
-                simd::gather2(row.as_ptr(), &p.tail, o);
+                simd::gather2(r, &p.tail, o);
             }
         }
     }

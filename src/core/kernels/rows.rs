@@ -530,7 +530,8 @@ pub(crate) unsafe fn rows(
         // Rows of a `lerp_rows` run that go through the buffer together (converted and
         // stored as one batch where back to back in dst).
         let group = if fused.is_some() { back_to_back } else { 0 };
-        let mut row = AlignedBuf::<f32>::zeroed(nrow);
+        let front = if fused.is_some() { lerp_rows::FRONT } else { 0 };
+        let mut row = AlignedBuf::<f32>::zeroed(nrow + front);
         let mut outbuf = AlignedBuf::<f32>::zeroed(nout.max(g.out_w * group));
         let mut one = [0f32; 1];
         // Raw rows stream (any dtype: bits are copied) when they follow each other in dst
