@@ -954,7 +954,7 @@ fn box_rows_match_reference_on_every_isa() {
     }
 }
 
-/// Linear rows whose lists repeat (`bwd_repeat` on AVX-512: 2x upsampling along the row under
+/// Linear rows whose lists repeat (`bwd_repeat` on AVX-512, `bwd_pairs` on AVX2: 2x upsampling along the row under
 /// every rule, any other axes; rows of one short step to many whole ones, stretches cut short
 /// where a window would leave the row, edges fused into the first step or summed on their
 /// own), f32 or bf16 diff_dst, and the other walks at the other ratios and ISAs: the
@@ -1000,5 +1000,12 @@ fn repeating_rows_match_reference_on_every_isa() {
             .copied()
             .unwrap_or(0);
         assert!(n > 70, "bwd_repeat took {n} of 300: {kinds:?}");
+    }
+    if isas.contains(&simd::Isa::Avx2) {
+        let n = kinds
+            .get(&(simd::Isa::Avx2, "bwd_pairs"))
+            .copied()
+            .unwrap_or(0);
+        assert!(n > 70, "bwd_pairs took {n} of 300: {kinds:?}");
     }
 }

@@ -76,6 +76,8 @@ pub(crate) struct Perm {
     pub step: Vec<u8>,
     /// The stretch whose lists repeat (two groups: linear rows; see [`super::bwd_repeat`]).
     pub repeat: Option<super::bwd_repeat::Repeat>,
+    /// AVX2: the 2x stretch as even and odd columns (see [`super::bwd_repeat::Pairs`]).
+    pub pairs: Option<super::bwd_repeat::Pairs>,
 }
 
 /// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
@@ -183,10 +185,13 @@ fn blocks_of(
         step[blk] = k as u8;
         blk += k;
     }
-    // AVX2 keeps the fixed-stride loops at these ratios (1 thread, 1x8 256x256 <- 512x512:
-    // 1.6 ms there, 3.7 repeating).
+    // AVX2 permutes lost to the fixed-stride loops at these ratios (1 thread, 1x8 256x256 <-
+    // 512x512: 1.6 ms there, 3.7 repeating); its 2x stretch takes even and odd columns.
     let repeat = (isa == Isa::Avx512 && lanes_per == B)
         .then(|| super::bwd_repeat::Repeat::find(segs, n_in, n_out))
+        .flatten();
+    let pairs = (isa == Isa::Avx2 && lanes_per == B / 2)
+        .then(|| super::bwd_repeat::Pairs::find(segs, n_in, n_out))
         .flatten();
     Some(Perm {
         groups,
@@ -196,6 +201,7 @@ fn blocks_of(
         isa,
         step,
         repeat,
+        pairs,
     })
 }
 
@@ -269,6 +275,10 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
     unsafe {
         if let Some(r) = perm.repeat.as_ref().filter(|_| LIN && W) {
             super::bwd_repeat::row::<M, BF>(src, r, segs, combos, pos, out);
+            return;
+        }
+        if let Some(r) = perm.pairs.as_ref().filter(|_| LIN && !W) {
+            super::bwd_repeat::pairs_row::<M, BF>(src, r, segs, combos, pos, out);
             return;
         }
         let mut blk = 0;

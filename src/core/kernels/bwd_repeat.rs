@@ -1,4 +1,5 @@
-//! Backward linear rows whose lists repeat (2x upsampling along the row), on AVX-512.
+//! Backward linear rows whose lists repeat (2x upsampling along the row), on AVX-512 (and
+//! the 2x stretch on AVX2: [`Pairs`]).
 //!
 //! Inside such a row, element `i + 1` lists the columns of element `i` moved `s` further, with
 //! the same weights (2x: `s = 2`). So every block of [`super::bwd_perm`]'s shape (16 elements,
@@ -62,6 +63,50 @@ pub(crate) struct EdgeList {
     pub w: [f32; 4],
 }
 
+/// The longest stretch `u0..u1` of two groups of `w` lists around the row's middle whose
+/// lists move `s` columns an element with the same weights; `None` below `lanes` elements.
+fn stretch(segs: &[Segs], n_in: usize, lanes: usize) -> Option<(usize, usize, usize)> {
+    if segs.len() != 2 || n_in < lanes + 2 {
+        return None;
+    }
+    let mid = n_in / 2;
+    let g = segs.iter().find(|g| g.len[mid] > 0 && g.len[mid + 1] > 0)?;
+    let s = (g.start[mid + 1] as usize).checked_sub(g.start[mid] as usize)?;
+    if s == 0 || !step_of(segs, mid, s) {
+        return None;
+    }
+    let (mut u0, mut u1) = (mid, mid + 2);
+    while u0 > 0 && step_of(segs, u0 - 1, s) {
+        u0 -= 1;
+    }
+    while u1 < n_in && step_of(segs, u1 - 1, s) {
+        u1 += 1;
+    }
+    (u1 - u0 >= lanes).then_some((u0, u1, s))
+}
+
+/// The lists of the row's first and last edge elements in both groups, when there are one or
+/// two edge elements (summed beside the first step).
+fn fused_edges(segs: &[Segs], edges: &[u32]) -> Option<[[EdgeList; 2]; 2]> {
+    if !(1..=2).contains(&edges.len()) {
+        return None;
+    }
+    let list = |e: usize, g: &Segs| {
+        let n = g.len[e] as usize;
+        let mut l = EdgeList {
+            start: g.start[e] as usize,
+            len: n,
+            w: [0.0; 4],
+        };
+        let wo = g.wofs[e] as usize;
+        l.w.get_mut(..n)?.copy_from_slice(&g.wt[wo..wo + n]);
+        Some(l)
+    };
+    let (a, b) = (edges[0] as usize, *edges.last()? as usize);
+    let pair = |e: usize| Some([list(e, &segs[0])?, list(e, &segs[1])?]);
+    pair(a).zip(pair(b)).map(|(x, y)| [x, y])
+}
+
 /// Whether element `i + 1` lists element `i`'s columns moved `s`, with its weights.
 fn step_of(segs: &[Segs], i: usize, s: usize) -> bool {
     segs.iter().all(|g| {
@@ -83,25 +128,7 @@ impl Repeat {
     /// than a block, its lists are longer than 2 or outgrow the windows.
     pub(crate) fn find(segs: &[Segs], n_in: usize, n_out: usize) -> Option<Self> {
         let (lanes, win) = (B, 2 * B);
-        if segs.len() != 2 || n_in < lanes + 2 {
-            return None;
-        }
-        let mid = n_in / 2;
-        let g = segs.iter().find(|g| g.len[mid] > 0 && g.len[mid + 1] > 0)?;
-        let s = (g.start[mid + 1] as usize).checked_sub(g.start[mid] as usize)?;
-        if s == 0 || !step_of(segs, mid, s) {
-            return None;
-        }
-        let (mut u0, mut u1) = (mid, mid + 2);
-        while u0 > 0 && step_of(segs, u0 - 1, s) {
-            u0 -= 1;
-        }
-        while u1 < n_in && step_of(segs, u1 - 1, s) {
-            u1 += 1;
-        }
-        if u1 - u0 < lanes {
-            return None;
-        }
+        let (u0, u1, s) = stretch(segs, n_in, lanes)?;
         let lens = |g: &Segs| g.len[u0..u0 + lanes].iter().copied().max().unwrap_or(0) as usize;
         let n = segs.iter().map(lens).max()?;
         if !(1..=2).contains(&n) {
@@ -170,22 +197,7 @@ impl Repeat {
             r.starts.push(r.u1 - lanes);
         }
         r.edges = (0..u0).chain(r.u1..n_in).map(|i| i as u32).collect();
-        if (1..=2).contains(&r.edges.len()) {
-            let list = |e: usize, g: &Segs| {
-                let n = g.len[e] as usize;
-                let mut l = EdgeList {
-                    start: g.start[e] as usize,
-                    len: n,
-                    w: [0.0; 4],
-                };
-                let wo = g.wofs[e] as usize;
-                l.w.get_mut(..n)?.copy_from_slice(&g.wt[wo..wo + n]);
-                Some(l)
-            };
-            let (a, b) = (r.edges[0] as usize, *r.edges.last()? as usize);
-            let pair = |e: usize| Some([list(e, &segs[0])?, list(e, &segs[1])?]);
-            r.fused = pair(a).zip(pair(b)).map(|(x, y)| [x, y]);
-        }
+        r.fused = fused_edges(segs, &r.edges);
         Some(r)
     }
 
@@ -338,6 +350,220 @@ unsafe fn steps<const M: usize, const BF: bool, const N: usize>(
                 }
                 for k in 0..$k {
                     _mm512_storeu_ps(out.add(i0[k]), acc[k]);
+                }
+                if fuse.is_some() {
+                    *out.add(r.edges[0] as usize) = xe[0];
+                    *out.add(r.edges[r.edges.len() - 1] as usize) = xe[1];
+                }
+            }};
+        }
+        for (c, b) in r.starts.chunks(4).enumerate() {
+            match (b.len() > 2, c == 0 && r.fused.is_some()) {
+                (true, true) => step!(4, b, r.fused.as_ref()),
+                (true, false) => step!(4, b, None),
+                (false, true) => step!(2, b, r.fused.as_ref()),
+                (false, false) => step!(2, b, None),
+            }
+        }
+    }
+}
+
+/// AVX2 blocks of 8 elements for a 2x stretch (`s = 2`, lists of one or two columns): slot
+/// `j` of group `g` reads columns `ws[g] + 2 (i - u0) + j` for element `i`, so a block's slots
+/// are the even and the odd columns of one 16-column window: two loads and two in-lane
+/// shuffles per group and position, no permutes (two `vpermps` and a blend a slot lost to
+/// the fixed-stride loops on AVX2). The shuffles leave the lanes in the order 0 1 4 5 2 3 6 7,
+/// which one permute of the sums puts right. Every element of the stretch has the same
+/// weights, so they are scalars. Per element the operations and their order are
+/// [`Repeat`]'s. Zen 1, 1 thread, nchw linear, ms (fixed-stride loops -> here): f32 8x64
+/// 56x56 <- 112x112 19.3 -> 8.7, 8x256 32x32 <- 64x64 39.8 -> 13.1, 1x8 256x256 <- 512x512
+/// 3.3 -> 2.7; bf16 8x64 56x56 <- 112x112 24.0 -> 13.6.
+#[derive(Clone, Debug)]
+pub(crate) struct Pairs {
+    pub u0: usize,
+    pub u1: usize,
+    /// Slots: the longest list (1 or 2).
+    pub n: usize,
+    /// Per group: the window's first column at `u0`, the weight of each slot, which slots add.
+    pub ws: [usize; 2],
+    pub w: [[f32; 2]; 2],
+    pub live: [[bool; 2]; 2],
+    /// First elements of the blocks that tile the stretch (the last overlapping the one
+    /// before); every window of each lies in the row.
+    pub starts: Vec<usize>,
+    /// The elements outside the stretch, and up to two of them summed beside the first step.
+    pub edges: Vec<u32>,
+    pub fused: Option<[[EdgeList; 2]; 2]>,
+}
+
+/// Elements of an AVX2 block.
+const B2: usize = 8;
+
+impl Pairs {
+    /// The 2x stretch of two groups of linear `w` lists for AVX2 blocks of 8 (windows of 16
+    /// columns inside the row), if it holds a block.
+    pub(crate) fn find(segs: &[Segs], n_in: usize, n_out: usize) -> Option<Self> {
+        let (u0, u1, s) = stretch(segs, n_in, B2)?;
+        if s != 2 {
+            return None;
+        }
+        let mut pr = Pairs {
+            u0,
+            u1,
+            n: 0,
+            ws: [0; 2],
+            w: [[0.0; 2]; 2],
+            live: [[false; 2]; 2],
+            starts: Vec::new(),
+            edges: Vec::new(),
+            fused: None,
+        };
+        for (k, g) in segs.iter().enumerate() {
+            let len = g.len[u0] as usize;
+            if len > 2 {
+                return None;
+            }
+            pr.n = pr.n.max(len);
+            pr.ws[k] = g.start[u0] as usize;
+            for j in 0..len {
+                pr.w[k][j] = g.wt[g.wofs[u0] as usize + j];
+                pr.live[k][j] = true;
+            }
+        }
+        if pr.n == 0 {
+            return None;
+        }
+        // The stretch is cut short until its last block's windows lie in the row.
+        let reach = (0..2)
+            .filter(|&k| pr.live[k][0])
+            .map(|k| pr.ws[k] + 2 * B2)
+            .max()?;
+        while pr.u1 >= u0 + B2 && reach + 2 * (pr.u1 - B2 - u0) > n_out {
+            pr.u1 -= 1;
+        }
+        if pr.u1 < u0 + B2 {
+            return None;
+        }
+        pr.starts = (u0..=pr.u1 - B2).step_by(B2).collect();
+        if pr.starts.last() != Some(&(pr.u1 - B2)) {
+            pr.starts.push(pr.u1 - B2);
+        }
+        pr.edges = (0..u0).chain(pr.u1..n_in).map(|i| i as u32).collect();
+        pr.fused = fused_edges(segs, &pr.edges);
+        Some(pr)
+    }
+}
+
+/// One row by [`Pairs`] on AVX2: the stretch's blocks in steps, then the edges not summed
+/// beside them.
+///
+/// # Safety
+/// As [`super::bwd_perm::row`], on AVX2; `segs` are the lists `r` was found in.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn pairs_row<const M: usize, const BF: bool>(
+    src: *const u8,
+    r: &Pairs,
+    segs: &[Segs],
+    combos: &[(u32, u32)],
+    pos: &[Term],
+    out: *mut f32,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        pair_steps::<M, BF>(src, r, combos, pos, out);
+        if r.fused.is_some() {
+            return;
+        }
+        for &e in &r.edges {
+            let e = e as usize;
+            super::bwd_perm::wide_block::<M, true, BF>(src, segs, combos, pos, out, e..e + 1);
+        }
+    }
+}
+
+/// [`pairs_row`]'s blocks, four at a time (two for a last step of one or two; a short step
+/// repeats its last block); the fused edges beside the first step.
+///
+/// # Safety
+/// As [`pairs_row`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn pair_steps<const M: usize, const BF: bool>(
+    src: *const u8,
+    r: &Pairs,
+    combos: &[(u32, u32)],
+    pos: &[Term],
+    out: *mut f32,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: every window of every block lies in each position's row.
+    unsafe {
+        let wv: [[__m256; 2]; 2] =
+            std::array::from_fn(|g| std::array::from_fn(|j| _mm256_set1_ps(r.w[g][j])));
+        // The window's 16 columns from `at`, as f32.
+        let load = |at: usize| {
+            if BF {
+                let v = _mm256_loadu_si256((src as *const u16).add(at) as *const __m256i);
+                let f32s = |h: __m128i| {
+                    _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+                };
+                (
+                    f32s(_mm256_castsi256_si128(v)),
+                    f32s(_mm256_extracti128_si256::<1>(v)),
+                )
+            } else {
+                let p = (src as *const f32).add(at);
+                (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(B2)))
+            }
+        };
+        macro_rules! step {
+            ($k:literal, $blocks:expr, $fuse:expr) => {{
+                let b: &[usize] = $blocks;
+                let fuse: Option<&[[EdgeList; 2]; 2]> = $fuse;
+                let mut xe = [0f32; 2];
+                let i0: [usize; $k] = std::array::from_fn(|k| b[k.min(b.len() - 1)]);
+                let shift: [usize; $k] = std::array::from_fn(|k| 2 * (i0[k] - r.u0));
+                let mut acc = [_mm256_setzero_ps(); $k];
+                for &(p0, p1) in combos {
+                    for g in 0..2 {
+                        for p in &pos[p0 as usize..p1 as usize] {
+                            // (A group without lists in the stretch still feeds the edges.)
+                            if r.live[g][0] {
+                                let wa: [__m256; M] =
+                                    std::array::from_fn(|a| _mm256_set1_ps(p.w[a]));
+                                for k in 0..$k {
+                                    let (lo, hi) = load(p.off + r.ws[g] + shift[k]);
+                                    // Even columns (slot 0), odd ones (slot 1).
+                                    let x = [
+                                        _mm256_shuffle_ps::<0x88>(lo, hi),
+                                        _mm256_shuffle_ps::<0xDD>(lo, hi),
+                                    ];
+                                    for j in 0..2 {
+                                        if !r.live[g][j] {
+                                            continue;
+                                        }
+                                        let mut v = x[j];
+                                        for w in wa {
+                                            v = _mm256_mul_ps(v, w);
+                                        }
+                                        v = _mm256_mul_ps(v, wv[g][j]);
+                                        acc[k] = _mm256_add_ps(acc[k], v);
+                                    }
+                                }
+                            }
+                            if let Some(f) = fuse {
+                                fused_terms::<M, BF>(src, f, g, p, &mut xe);
+                            }
+                        }
+                    }
+                }
+                for k in 0..$k {
+                    // Lanes 0 1 4 5 2 3 6 7 back in order.
+                    let a =
+                        _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(acc[k])));
+                    _mm256_storeu_ps(out.add(i0[k]), a);
                 }
                 if fuse.is_some() {
                     *out.add(r.edges[0] as usize) = xe[0];
