@@ -471,7 +471,11 @@ pub(crate) unsafe fn pairs_row<const M: usize, const BF: bool>(
 ) {
     // SAFETY: the caller's.
     unsafe {
-        pair_steps::<M, BF>(src, r, combos, pos, out);
+        if r.live == [[true; 2]; 2] {
+            pair_steps::<M, BF, true>(src, r, combos, pos, out);
+        } else {
+            pair_steps::<M, BF, false>(src, r, combos, pos, out);
+        }
         if r.fused.is_some() {
             return;
         }
@@ -490,7 +494,7 @@ pub(crate) unsafe fn pairs_row<const M: usize, const BF: bool>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn pair_steps<const M: usize, const BF: bool>(
+unsafe fn pair_steps<const M: usize, const BF: bool, const ALL: bool>(
     src: *const u8,
     r: &Pairs,
     combos: &[(u32, u32)],
@@ -530,7 +534,7 @@ unsafe fn pair_steps<const M: usize, const BF: bool>(
                     for g in 0..2 {
                         for p in &pos[p0 as usize..p1 as usize] {
                             // (A group without lists in the stretch still feeds the edges.)
-                            if r.live[g][0] {
+                            if ALL || r.live[g][0] {
                                 let wa: [__m256; M] =
                                     std::array::from_fn(|a| _mm256_set1_ps(p.w[a]));
                                 for k in 0..$k {
@@ -541,7 +545,7 @@ unsafe fn pair_steps<const M: usize, const BF: bool>(
                                         _mm256_shuffle_ps::<0xDD>(lo, hi),
                                     ];
                                     for j in 0..2 {
-                                        if !r.live[g][j] {
+                                        if !ALL && !r.live[g][j] {
                                             continue;
                                         }
                                         let mut v = x[j];
