@@ -70,6 +70,7 @@ impl Strategy {
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",
             Strategy::BwdBox(_) => "bwd_box",
+            Strategy::BwdTiny(ref g) if g.transpose.is_some() => "bwd_tiny_transposed",
             Strategy::BwdTiny(_) => "bwd_tiny",
             Strategy::BwdScatter(_) => "bwd_scatter",
             Strategy::Copy(_) => "copy",

@@ -288,6 +288,57 @@ fn tiny_planes_match_reference_on_every_isa() {
     assert!(wide > 20, "wide bwd_tiny chunks in {wide} of 800");
 }
 
+/// Channels-first images past the gathers' size, upsampled (diff_dst the larger) at ratios
+/// without a fixed-shape walk (`bwd_tiny_transposed`: chunks of 8 channels transposed, f32
+/// and bf16 diff_dst, channel tails, 2-D and 3-D, every rule, diff_dst offsets), beside
+/// the other walks: the reference's bits on every ISA.
+#[test]
+fn transposed_chunks_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x7A25);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::BTreeMap::new();
+    for case in 0..160 {
+        let spatial = rng.range(2, 3);
+        let c = rng.pick(&[8, 9, 16, 20, 24]);
+        let mut fin = vec![rng.range(1, 2), c];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(5);
+        for _ in 0..spatial {
+            let i = if spatial == 2 {
+                rng.range(6, 40)
+            } else {
+                rng.range(3, 9)
+            };
+            let o = match rng.below(4) {
+                0 => i + rng.range(1, i),
+                1 => i * 5 / 2,
+                2 => i * rng.range(2, 3),
+                _ => rng.range(i, 3 * i),
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(random_rule(&mut rng, flavour, i, o, true));
+        }
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear, Algorithm::Linear]);
+        let p = dense_bwd(&mut rng, alg, axes, &fin, &fout, flavour);
+        matches_reference_on(&mut rng, case, &p, &isas);
+        for &isa in &isas {
+            let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
+            *kinds.entry((isa, name)).or_insert(0) += 1;
+        }
+    }
+    for isa in isas {
+        if matches!(isa, simd::Isa::Avx2 | simd::Isa::Avx512) {
+            let n = kinds
+                .get(&(isa, "bwd_tiny_transposed"))
+                .copied()
+                .unwrap_or(0);
+            assert!(n > 50, "bwd_tiny_transposed took {n} of 160: {kinds:?}");
+        }
+    }
+}
+
 /// The benchmark's backward shapes (scaled down) at 1, 2 and 3 threads: same bytes.
 #[test]
 fn backward_kernels_are_deterministic_across_threads() {

@@ -34,6 +34,10 @@ const MAX_REREAD: usize = 256 << 10;
 /// Elements per run: images split so that both threads have work when there are few
 /// chunks of lanes (one nChw16c image of 16 channels is one chunk).
 const GROUP: usize = 256;
+/// Largest transposed chunk (bytes): it has to stay in the L2 cache while its terms read it.
+const MAX_TRANSPOSED: usize = 400 << 10;
+/// Lanes of a transposed chunk (one AVX2 vector).
+const TV: usize = 8;
 /// Lane axes shorter than this leave most lanes idle; the per-image kernels run instead.
 const MIN_LANES: usize = 8;
 /// Most lanes per chunk.
@@ -63,6 +67,11 @@ pub(crate) struct TinyGeom {
     /// bf16 diff_dst with strided lanes (there are no 16-bit gathers): each chunk's
     /// diff_dst span is converted to f32 first and gathered from there.
     pub convert: bool,
+    /// Strided lanes of larger images: each chunk's images are transposed into a buffer of
+    /// `span` pixels of `v` contiguous f32 lanes (see [`transpose`]), which the contiguous
+    /// kernels read; `lane_src` is then 1 and the term offsets count pixels of `v`. Holds the
+    /// lanes' diff_dst stride.
+    pub transpose: Option<usize>,
     /// diff_dst elements past a chunk's base that lane 0 reads (the largest term offset
     /// plus one): a converted chunk of `n` lanes spans `(n - 1) * lane_src + span`.
     pub span: usize,
@@ -196,7 +205,32 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             continue;
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
+        // Strided lanes of images past the gathers' size: transposed chunk by chunk where
+        // diff_dst is the larger (many terms an element; every lane's terms then read
+        // contiguous pixels), the images fit the buffer and x86 has the kernels.
+        // Not where the row walks have fixed-shape kernels: nearest integer ratios
+        // (`bwd_box`) and linear 2x rows too long for the plane walk (`bwd_repeat`), which
+        // won (1 thread, Zen 1, nchw f32 8x64, ms, there / transposed: nearest 56x56 <-
+        // 112x112 3.7 / 6.4, linear 8.1 / 9.9; 8x256 32x32 <- 64x64 4.1 / 9.1, 12.8 / 14.3).
+        let w = ra[ra.len() - 1];
+        let fixed = || {
+            if nearest {
+                super::bwd_box::plan(p, t).is_some()
+            } else {
+                s.dims[w] == 2 * d.dims[w]
+                    && d.dims[w] >= 16
+                    && super::bwd_planes::plan(p, t).is_none()
+            }
+        };
+        let transpose = !contiguous
+            && !tiny
+            && n_dd >= n_src
+            && dd_span.saturating_mul(TV * 4) <= MAX_TRANSPOSED
+            && cfg!(target_arch = "x86_64")
+            && simd::isa() != simd::Isa::Base
+            && !fixed();
         if !tiny
+            && !transpose
             && (if contiguous {
                 s.blocks[c] == 1 && len > v && image_bytes > MAX_REREAD
             } else {
@@ -205,6 +239,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         {
             continue;
         }
+        let (v, chunk_src, chunk_dst) = match transpose {
+            true => (TV, TV * s.strides[c], TV * d.strides[c]),
+            false => (v, chunk_src, chunk_dst),
+        };
         if best
             .as_ref()
             .is_some_and(|b| (b.0, b.1) >= (contiguous, len))
@@ -227,7 +265,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             toff: Vec::new(),
             tw: Vec::new(),
             m: if nearest { 0 } else { ra.len() },
-            convert: s.dtype == DataType::Bf16 && !contiguous,
+            convert: s.dtype == DataType::Bf16 && !contiguous && !transpose,
+            transpose: transpose.then_some(lane_src),
             span: 0,
             groups: 1,
             runs,
@@ -284,6 +323,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
     g.groups = g.elems.len().div_ceil(GROUP).max(1);
     g.runs = g.runs.checked_mul(g.groups)?;
     g.span = g.toff.iter().copied().max().unwrap_or(0) as usize + 1;
+    if g.transpose.is_some() {
+        // Term offsets count pixels of `v` lanes in the transposed chunk.
+        g.lane_src = 1;
+        for o in &mut g.toff {
+            *o = o.checked_mul(g.v as u32)?;
+        }
+    }
     // Gathers index lanes with 32-bit offsets.
     let reach = (g.v - 1).checked_mul(g.lane_src)?.checked_add(g.span - 1)?;
     if reach > i32::MAX as usize {
@@ -315,9 +361,13 @@ pub(crate) unsafe fn run(
         let ssz = p.src.dtype.size();
         let mut conv = super::super::aligned::AlignedBuf::<f32>::zeroed(if g.convert {
             (g.v - 1) * g.lane_src + g.span
+        } else if g.transpose.is_some() {
+            g.span * g.v
         } else {
             0
         });
+        // The diff_dst base of the chunk in `conv` (a chunk's groups are consecutive runs).
+        let mut transposed = usize::MAX;
         // f32 sums with contiguous lanes go straight into diff_src; the rest through scratch.
         let direct = p.dst.dtype == DataType::F32 && g.lane_dst == 1;
         let mut scratch = if direct {
@@ -329,7 +379,13 @@ pub(crate) unsafe fn run(
             let k = r % g.groups;
             let elems = &g.elems[k * GROUP..((k + 1) * GROUP).min(g.elems.len())];
             let n = g.v.min(g.len - runs.pos[g.c] * g.v);
-            let (sp, bf16) = if g.convert {
+            let (sp, bf16) = if let Some(lane) = g.transpose {
+                if transposed != runs.sbase {
+                    transpose(p.src.dtype, b.src, runs.sbase, lane, n, g.span, &mut conv);
+                    transposed = runs.sbase;
+                }
+                (conv.as_ptr() as *const u8, false)
+            } else if g.convert {
                 let m = (n - 1) * g.lane_src + g.span;
                 simd::load_contiguous(DataType::Bf16, b.src, runs.sbase, &mut conv[..m]);
                 (conv.as_ptr() as *const u8, false)
@@ -349,6 +405,60 @@ pub(crate) unsafe fn run(
             );
             if k + 1 == g.groups {
                 runs.advance();
+            }
+        }
+    }
+}
+
+/// Columns of the lanes converted and transposed at a time.
+const TILE: usize = 256;
+
+/// Lanes `0..n` of a chunk (diff_dst images of `dt` from element `base`, `lane` apart), pixels
+/// `0..span` of each, into `out` as `span` pixels of [`TV`] f32 lanes (lanes past `n` left
+/// as they are).
+///
+/// # Safety
+/// Every lane's `span` elements lie in `src`; `out` holds `span * TV` values.
+unsafe fn transpose(
+    dt: DataType,
+    src: *const u8,
+    base: usize,
+    lane: usize,
+    n: usize,
+    span: usize,
+    out: &mut [f32],
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        debug_assert!(n <= TV && out.len() >= span * TV);
+        let mut tmp = [0f32; TV * TILE];
+        for k0 in (0..span).step_by(TILE) {
+            let m = TILE.min(span - k0);
+            // Each lane's columns `k0..k0 + m` as f32 (bf16 converted into `tmp`).
+            let rows: [*const f32; TV] = std::array::from_fn(|l| {
+                let at = base + l.min(n - 1) * lane + k0;
+                if dt == DataType::F32 {
+                    (src as *const f32).add(at)
+                } else {
+                    tmp.as_ptr().add(l * TILE)
+                }
+            });
+            if dt != DataType::F32 {
+                for l in 0..n {
+                    let row = &mut tmp[l * TILE..l * TILE + m];
+                    simd::load_contiguous(dt, src, base + l * lane + k0, row);
+                }
+            }
+            let o = out.as_mut_ptr().add(k0 * TV);
+            let mut k = 0;
+            #[cfg(target_arch = "x86_64")]
+            if n == TV && simd::isa() != simd::Isa::Base {
+                k = x86::transpose8(&rows, m, o);
+            }
+            for k in k..m {
+                for (l, r) in rows.iter().enumerate().take(n) {
+                    *o.add(k * TV + l) = *r.add(k);
+                }
             }
         }
     }
@@ -417,6 +527,37 @@ unsafe fn chunk_scalar<const M: usize, const BF16: bool>(
 mod x86 {
     use super::{Out, TinyGeom};
     use std::arch::x86_64::*;
+
+    /// Columns `0..m` of 8 rows into `out` as pixels of 8 lanes, 8 columns at a time (two
+    /// 4x4 in-lane transposes over rows `r`, `r + 4` in the halves: no lane-crossing
+    /// shuffles, which Zen 1 runs slowly); the columns done (a multiple of 8).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn transpose8(rows: &[*const f32; 8], m: usize, out: *mut f32) -> usize {
+        // SAFETY: the caller's: each row holds `m` values, `out` `8 m`.
+        unsafe {
+            let ld = |a: usize, k: usize| {
+                _mm256_insertf128_ps::<1>(
+                    _mm256_castps128_ps256(_mm_loadu_ps(rows[a].add(k))),
+                    _mm_loadu_ps(rows[a + 4].add(k)),
+                )
+            };
+            let mut k = 0;
+            while k + 8 <= m {
+                for h in [0, 4] {
+                    let (r0, r1, r2, r3) = (ld(0, k + h), ld(1, k + h), ld(2, k + h), ld(3, k + h));
+                    let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+                    let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+                    let o = out.add((k + h) * 8);
+                    _mm256_storeu_ps(o, _mm256_shuffle_ps::<0x44>(t0, t2));
+                    _mm256_storeu_ps(o.add(8), _mm256_shuffle_ps::<0xEE>(t0, t2));
+                    _mm256_storeu_ps(o.add(16), _mm256_shuffle_ps::<0x44>(t1, t3));
+                    _mm256_storeu_ps(o.add(24), _mm256_shuffle_ps::<0xEE>(t1, t3));
+                }
+                k += 8;
+            }
+            k
+        }
+    }
 
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn chunk16_avx512<
