@@ -205,9 +205,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             continue;
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
-        // Strided lanes of images past the gathers' size: transposed chunk by chunk where
-        // diff_dst is the larger (many terms an element; every lane's terms then read
-        // contiguous pixels), the images fit the buffer and x86 has the kernels.
+        // Strided lanes: transposed chunk by chunk where diff_dst is the larger (many terms
+        // an element; every lane's terms then read contiguous pixels, no gathers), the
+        // images fit the buffer and x86 has the kernels. Tiny images too (nchw f32 8x64
+        // linear, 1 thread, gathered / transposed, us: 4x4 <- 8x8 160 / 48, 2x2x2 <-
+        // 4x4x4 38 / 11); not forward downsampling (100x100 <- 40x40 10.5 / 12.7 ms).
         // Not where the row walks have fixed-shape kernels: nearest integer ratios
         // (`bwd_box`) and linear 2x rows too long for the plane walk (`bwd_repeat`), which
         // won (1 thread, Zen 1, nchw f32 8x64, ms, there / transposed: nearest 56x56 <-
@@ -223,7 +225,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             }
         };
         let transpose = !contiguous
-            && !tiny
             && n_dd >= n_src
             && dd_span.saturating_mul(TV * 4) <= MAX_TRANSPOSED
             && cfg!(target_arch = "x86_64")
@@ -559,6 +560,20 @@ mod x86 {
         }
     }
 
+    /// 8 pixels of 8 lanes at `src` into 8 lanes' rows of 8 at `dst`, `lane` apart.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn untranspose8(src: *const f32, dst: *mut f32, lane: usize) {
+        // SAFETY: the caller's: `src` holds 64 values, each lane's row 8 at `dst`.
+        unsafe {
+            let rows: [*const f32; 8] = std::array::from_fn(|l| src.add(8 * l));
+            let mut t = [0f32; 64];
+            transpose8(&rows, 8, t.as_mut_ptr());
+            for l in 0..8 {
+                _mm256_storeu_ps(dst.add(l * lane), _mm256_loadu_ps(t.as_ptr().add(8 * l)));
+            }
+        }
+    }
+
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn chunk16_avx512<
         const M: usize,
@@ -719,7 +734,22 @@ unsafe fn chunk(
                 }
                 return;
             }
-            for (e, &(eoff, _, _)) in elems.iter().enumerate() {
+            let mut e0 = 0;
+            #[cfg(target_arch = "x86_64")]
+            if g.transpose.is_some() && n == TV && d.dtype == DataType::F32 {
+                // Runs of 8 consecutive elements transposed back into the lanes' rows (a
+                // store per lane and element was a fifth of nchw f32 40x40 <- 100x100).
+                let o = dst as *mut f32;
+                while e0 + 8 <= elems.len() {
+                    let at = elems[e0].0;
+                    if (1..8).any(|k| elems[e0 + k].0 != at + k) {
+                        break;
+                    }
+                    x86::untranspose8(scratch.as_ptr().add(e0 * TV), o.add(doff + at), g.lane_dst);
+                    e0 += 8;
+                }
+            }
+            for (e, &(eoff, _, _)) in elems.iter().enumerate().skip(e0) {
                 let vals = &scratch[e * g.v..e * g.v + n];
                 if g.lane_dst == 1 {
                     let o = dst.add((doff + eoff) * dsz);
