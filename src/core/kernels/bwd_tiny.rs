@@ -209,7 +209,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         // an element; every lane's terms then read contiguous pixels, no gathers), the
         // images fit the buffer and x86 has the kernels. Tiny images too (nchw f32 8x64
         // linear, 1 thread, gathered / transposed, us: 4x4 <- 8x8 160 / 48, 2x2x2 <-
-        // 4x4x4 38 / 11); not forward downsampling (100x100 <- 40x40 10.5 / 12.7 ms).
+        // 4x4x4 38 / 11); not forward downsampling (100x100 <- 40x40 10.5 / 12.7 ms) nor
+        // the identity's flat walk (56x56 <- 56x56 nearest 1.0 / 1.6).
         // Not where the row walks have fixed-shape kernels: nearest integer ratios
         // (`bwd_box`) and linear 2x rows too long for the plane walk (`bwd_repeat`), which
         // won (1 thread, Zen 1, nchw f32 8x64, ms, there / transposed: nearest 56x56 <-
@@ -225,7 +226,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             }
         };
         let transpose = !contiguous
-            && n_dd >= n_src
+            && n_dd > n_src
             && dd_span.saturating_mul(TV * 4) <= MAX_TRANSPOSED
             && cfg!(target_arch = "x86_64")
             && simd::isa() != simd::Isa::Base
