@@ -452,11 +452,13 @@ unsafe fn transpose(
                 }
             }
             let o = out.as_mut_ptr().add(k0 * TV);
-            let mut k = 0;
             #[cfg(target_arch = "x86_64")]
-            if n == TV && simd::isa() != simd::Isa::Base {
-                k = x86::transpose8(&rows, m, o);
-            }
+            let k = match n == TV && simd::isa() != simd::Isa::Base {
+                true => x86::transpose8(&rows, m, o),
+                false => 0,
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let k = 0;
             for k in k..m {
                 for (l, r) in rows.iter().enumerate().take(n) {
                     *o.add(k * TV + l) = *r.add(k);
@@ -735,21 +737,28 @@ unsafe fn chunk(
                 }
                 return;
             }
-            let mut e0 = 0;
+            // Runs of 8 consecutive elements transposed back into the lanes' rows (a store
+            // per lane and element was a fifth of nchw f32 40x40 <- 100x100); the elements
+            // done.
             #[cfg(target_arch = "x86_64")]
-            if g.transpose.is_some() && n == TV && d.dtype == DataType::F32 {
-                // Runs of 8 consecutive elements transposed back into the lanes' rows (a
-                // store per lane and element was a fifth of nchw f32 40x40 <- 100x100).
-                let o = dst as *mut f32;
-                while e0 + 8 <= elems.len() {
-                    let at = elems[e0].0;
-                    if (1..8).any(|k| elems[e0 + k].0 != at + k) {
-                        break;
+            let e0 = {
+                let mut e0 = 0;
+                if g.transpose.is_some() && n == TV && d.dtype == DataType::F32 {
+                    let o = dst as *mut f32;
+                    while e0 + 8 <= elems.len() {
+                        let at = elems[e0].0;
+                        if (1..8).any(|k| elems[e0 + k].0 != at + k) {
+                            break;
+                        }
+                        let from = scratch.as_ptr().add(e0 * TV);
+                        x86::untranspose8(from, o.add(doff + at), g.lane_dst);
+                        e0 += 8;
                     }
-                    x86::untranspose8(scratch.as_ptr().add(e0 * TV), o.add(doff + at), g.lane_dst);
-                    e0 += 8;
                 }
-            }
+                e0
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let e0 = 0;
             for (e, &(eoff, _, _)) in elems.iter().enumerate().skip(e0) {
                 let vals = &scratch[e * g.v..e * g.v + n];
                 if g.lane_dst == 1 {

@@ -1043,6 +1043,7 @@ impl RowPairs {
     /// # Safety
     /// `row` holds columns `-1..=last + back`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) unsafe fn pad(&self, row: *mut f32) {
         // SAFETY: the caller's.
         unsafe {
