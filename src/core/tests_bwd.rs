@@ -263,9 +263,9 @@ fn backward_kernels_match_reference_bitwise_on_every_isa() {
     }
 }
 
-/// Tiny planes with many channels (`bwd_tiny`: lanes across channels, gathered or transposed when strided)
-/// in plain, channels-last, blocked and shuffled layouts, every axis rule, f32 / bf16 / f16
-/// diff_src, lane tails: the reference's bits on every ISA.
+/// Tiny planes with many channels (`bwd_tiny`: lanes across channels, gathered or transposed
+/// when strided) in plain, channels-last, blocked and shuffled layouts, every axis rule, f32 /
+/// bf16 / f16 diff_src, lane tails: the reference's bits on every ISA.
 #[test]
 fn tiny_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x71);
@@ -1006,11 +1006,11 @@ fn box_rows_match_reference_on_every_isa() {
     }
 }
 
-/// Linear rows whose lists repeat (`bwd_repeat` on AVX-512, `bwd_pairs` on AVX2: 2x upsampling along the row under
-/// every rule, any other axes; rows of one short step to many whole ones, stretches cut short
-/// where a window would leave the row, edges fused into the first step or summed on their
-/// own), f32 or bf16 diff_dst, and the other walks at the other ratios and ISAs: the
-/// reference's bits.
+/// Linear rows whose lists repeat (`bwd_repeat` on AVX-512, `bwd_pairs` on AVX2: 2x
+/// upsampling along the row under every rule, any other axes; rows of one short step to many
+/// whole ones, stretches cut short where a window would leave the row, edges fused into the
+/// first step or summed on their own), f32 or bf16 diff_dst, and the other walks at the other
+/// ratios and ISAs: the reference's bits.
 #[test]
 fn repeating_rows_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x2E9E);

@@ -382,8 +382,6 @@ unsafe fn steps<const M: usize, const BF: bool, const N: usize>(
 pub(crate) struct Pairs {
     pub u0: usize,
     pub u1: usize,
-    /// Slots: the longest list (1 or 2).
-    pub n: usize,
     /// Per group: the window's first column at `u0`, the weight of each slot, which slots add.
     pub ws: [usize; 2],
     pub w: [[f32; 2]; 2],
@@ -410,7 +408,6 @@ impl Pairs {
         let mut pr = Pairs {
             u0,
             u1,
-            n: 0,
             ws: [0; 2],
             w: [[0.0; 2]; 2],
             live: [[false; 2]; 2],
@@ -423,14 +420,13 @@ impl Pairs {
             if len > 2 {
                 return None;
             }
-            pr.n = pr.n.max(len);
             pr.ws[k] = g.start[u0] as usize;
             for j in 0..len {
                 pr.w[k][j] = g.wt[g.wofs[u0] as usize + j];
                 pr.live[k][j] = true;
             }
         }
-        if pr.n == 0 {
+        if !pr.live.iter().any(|g| g[0]) {
             return None;
         }
         // The stretch is cut short until its last block's windows lie in the row.

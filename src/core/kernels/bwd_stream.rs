@@ -646,6 +646,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         && !(nearest && unrolled))
         .then(|| super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w]))
         .flatten()
+        .map(|mut pm| {
+            // (Nearest rows take the general blocks.)
+            if nearest {
+                pm.pairs = None;
+            }
+            pm
+        })
         .filter(|pm| {
             let strided = segs.iter().all(|sg| sg.uniform.is_some());
             match (pm.isa, pm.lanes, s.dtype) {
@@ -654,7 +661,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 // 56x56 <- 112x112 linear bf16 18 -> 6 ms, 1x8 256x256 <- 512x512 1.8 -> 1.3.
                 (simd::Isa::Avx512, 16, _) if pm.repeat.is_some() => true,
                 // 2x rows as even and odd columns (`bwd_repeat::Pairs`), linear.
-                (simd::Isa::Avx2, 8, _) if pm.pairs.is_some() && !nearest => true,
+                (simd::Isa::Avx2, 8, _) if pm.pairs.is_some() => true,
                 (simd::Isa::Avx512, _, DataType::F32) => !strided,
                 // AVX2 (blocks of 8, two permutes and two blends a slot) and bf16 (windows
                 // converted as they are loaded) win over the gather loops (AVX2 nchw 8x64
@@ -667,13 +674,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 (_, 4, _) => !strided && s.dims[w] >= d.dims[w] && !nearest,
                 _ => !strided && s.dims[w] >= d.dims[w],
             }
-        })
-        .map(|mut pm| {
-            // (Nearest rows take the general blocks.)
-            if nearest {
-                pm.pairs = None;
-            }
-            pm
         });
     let rows = (perm.is_some() || lane.is_some())
         .then(|| RowTable::new(t, &s.strides, &others, &d.dims))

@@ -69,8 +69,9 @@ pub(super) unsafe fn prefetch_ahead(
 }
 
 /// Rows `0..rows` of `run`: each blends `row.len() - FRONT - hlerp::SLACK` columns of `src`
-/// (of type `dt`, offsets in elements) into `row` from `FRONT` on, then lerps them along W through `p` (built
-/// for `t`), with streaming stores where `nt` (every row's output 64-byte aligned).
+/// (of type `dt`, offsets in elements) into `row` from `FRONT` on, then lerps them along W
+/// through `p` (built for `t`), with streaming stores where `nt` (every row's output 64-byte
+/// aligned).
 ///
 /// # Safety
 /// Every corner plus the row's columns lies in `src`; every row's output is written by
