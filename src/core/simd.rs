@@ -1643,6 +1643,42 @@ pub(crate) unsafe fn stream_copy(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// Zeroes `n` bytes at `dst` as [`stream_copy`] writes them: plain stores to the first line
+/// boundary and after the last, non-temporal ones between (call [`store_fence`] after).
+/// Rows that no output reads in a streamed backward went through the cache with a read
+/// for ownership each (nhwc f32 1x3 1080x1920 <- 540x960 nearest: half its rows).
+pub(crate) unsafe fn stream_zero(dst: *mut u8, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(dst: *mut u8, n: usize) {
+        // SAFETY: AVX2 was detected by the caller; every store is within the `n` bytes at
+        // `dst` (head, whole lines, tail).
+        unsafe {
+            use std::arch::x86_64::*;
+            let h = ((64 - dst as usize % 64) % 64).min(n);
+            std::ptr::write_bytes(dst, 0, h);
+            let lines = (n - h) / 64;
+            let z = _mm256_setzero_si256();
+            for k in 0..lines {
+                let d = dst.add(h + 64 * k);
+                _mm256_stream_si256(d as *mut __m256i, z);
+                _mm256_stream_si256(d.add(32) as *mut __m256i, z);
+            }
+            let done = h + 64 * lines;
+            std::ptr::write_bytes(dst.add(done), 0, n - done);
+        }
+    }
+    // SAFETY: the AVX2 variant runs only when `isa()` says the CPU has it; the caller
+    // guarantees `n` writable bytes at `dst`.
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if matches!(isa(), Isa::Avx2 | Isa::Avx512) {
+            return avx2(dst, n);
+        }
+        std::ptr::write_bytes(dst, 0, n)
+    }
+}
+
 /// A pointer into `buf` (grown to hold `n` elements past it) at the same address as `dst`
 /// modulo 64 (rounded down to a `T`), for [`stream_copy`].
 pub(crate) fn scratch_like<T: Copy + Default>(

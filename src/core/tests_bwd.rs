@@ -552,6 +552,31 @@ fn far_apart_bf16_lanes_are_not_converted_per_chunk() {
     assert_ne!(kernel, "bwd_tiny", "{p:?}");
 }
 
+/// The same for f32: lanes over the batch of an nhwc tensor whose channels are too many
+/// for `bwd_tiny` would gather a cache line per lane and value (11 ms, 11x PyTorch).
+#[test]
+fn far_apart_f32_lanes_are_not_gathered() {
+    let mut rng = Rng::new(0xF3);
+    let isas = simd::available_isas();
+    let p = Problem {
+        alg: Algorithm::Linear,
+        direction: Direction::Backward,
+        axes: vec![
+            AxisRule::Identity,
+            AxisRule::Identity,
+            AxisRule::OnednnHalfPixel,
+            AxisRule::OnednnHalfPixel,
+            AxisRule::OnednnHalfPixel,
+        ],
+        src: Layout::dense_permuted(DataType::F32, &[8, 256, 11, 12, 2], &[0, 2, 3, 4, 1]),
+        dst: Layout::dense_permuted(DataType::F32, &[8, 256, 6, 6, 6], &[0, 2, 3, 4, 1]),
+        post_ops: vec![],
+        numerics: Numerics::Onednn,
+    };
+    let kernel = matches_reference_on(&mut rng, 0, &p, &isas);
+    assert_ne!(kernel, "bwd_tiny", "{p:?}");
+}
+
 /// Backward of forward downsampling over small planes (`bwd_scatter`): nchw / ncdhw /
 /// ncw, nearest and linear, oneDNN, PyTorch and affine rules (the plan takes only problems
 /// whose elements see their terms in the reference's order), ratios around 1 to 4, diff_dst
@@ -614,6 +639,90 @@ fn scattered_planes_match_reference_on_every_isa() {
         hits += usize::from(matches_reference_on(&mut rng, case, &p, &isas) == "bwd_scatter");
     }
     assert!(hits > 150, "bwd_scatter took {hits} of 400");
+}
+
+/// `bwd_scatter` over channels-last planes of 2 to 7 lanes (nwc / nhwc / ndhwc: each term
+/// adds a pixel's lanes side by side), nearest and linear, the three rule families, ratios
+/// around 1 to 4, planes up to 3 times the planar limit, diff_dst rows with gaps, f32 /
+/// bf16 / f16 either side: the reference's bits on every ISA, at 1 and 2 threads.
+#[test]
+fn channels_last_scattered_planes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x5CA8);
+    let isas = simd::available_isas();
+    let mut hits = 0;
+    for case in 0..300 {
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        let m = rng.range(1, 3);
+        let c = rng.range(2, 7);
+        let (mut fin, mut fout) = (vec![rng.range(1, 3), c], vec![0, c]);
+        fout[0] = fin[0];
+        let mut axes = vec![AxisRule::Identity; 2];
+        let big = rng.below(8) == 0;
+        for _ in 0..m {
+            let hi = match (m, big) {
+                (1, _) => 300,
+                (2, true) => 250,
+                (2, false) => 40,
+                _ => 24,
+            };
+            let i = rng.range(2, hi);
+            let o = (i as f32 / rng.f32(1.0, 4.0)).round().max(1.0) as usize;
+            fin.push(i);
+            fout.push(o);
+            axes.push(match rng.below(3) {
+                0 => AxisRule::OnednnHalfPixel,
+                1 => AxisRule::TorchLinear {
+                    scale: i as f32 / o as f32,
+                    align_corners: rng.below(2) == 0,
+                },
+                _ => AxisRule::Affine {
+                    scale: i as f32 / o as f32,
+                    input_offset: rng.f32(-0.5, 0.5),
+                    output_offset: rng.f32(-0.5, 0.5),
+                    rounding: crate::core::NearestRounding::HalfUp,
+                    antialias: false,
+                },
+            });
+        }
+        let rank = fin.len();
+        let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
+        let types = [DataType::F32, DataType::F32, DataType::Bf16, DataType::F16];
+        let mut src = Layout::dense_permuted(rng.pick(&types), &fout, &order);
+        if m > 1 && rng.below(4) == 0 {
+            // Gaps after diff_dst rows.
+            let a = rank - 2;
+            src.strides[a] = src.strides[a + 1] * fout[a + 1] + rng.range(1, 3);
+            for b in (2..a).rev() {
+                src.strides[b] = src.strides[b + 1] * fout[b + 1];
+            }
+            src.strides[0] = src.strides[2] * fout[2];
+        }
+        let dst = Layout::dense_permuted(rng.pick(&types), &fin, &order);
+        let p = Problem {
+            alg,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst,
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let kernel = matches_reference_on(&mut rng, case, &p, &isas);
+        hits += usize::from(kernel == "bwd_scatter");
+        if kernel == "bwd_scatter" && case % 4 == 0 {
+            // Two threads: the planes split between them.
+            let s = fill(&mut rng, &p.src, false);
+            let plan = Plan::new(p.clone()).unwrap();
+            let mut want = vec![0u8; p.dst.span_bytes().unwrap()];
+            plan.execute_reference(&s, &mut want, &[]).unwrap();
+            threads::set_max_threads(2);
+            let mut got = vec![0u8; want.len()];
+            plan.execute(&s, &mut got, &[]).unwrap();
+            threads::set_max_threads(0);
+            assert!(got == want, "case {case}, 2 threads: {p:?}");
+        }
+    }
+    assert!(hits > 120, "bwd_scatter took {hits} of 300");
 }
 
 /// Laned backward rows whose pixels end in a partial vector (lanes not a multiple of 8):

@@ -33,10 +33,19 @@ const MAX_TERMS: usize = 1 << 16;
 /// Longest diff_src row of a plane whatever its terms; longer rows only with few terms.
 const MAX_ROW: usize = 64;
 
+/// Most lanes of a channels-last plane: from 8 lanes on, `bwd_tiny` and the laned row walk
+/// vectorise over them.
+const MAX_LANES: usize = 7;
+
 #[derive(Clone, Debug)]
 pub(crate) struct ScatterGeom {
-    /// diff_src elements of a plane (the resampled axes, the last `m`).
+    /// diff_src elements of a plane (the resampled axes, the last `m`, times the lanes).
     np: usize,
+    /// Elements per pixel: 1, or the lanes of an identity axis innermost in both
+    /// tensors (channels-last), summed side by side.
+    lanes: usize,
+    /// That axis.
+    lane: Option<usize>,
     /// Per term, in output order: diff_dst offset from the plane's base, diff_src element
     /// of the plane, and its weights (axis order; `m` used, 0 for nearest). Offsets are
     /// below `span` and elements below `np` (the kernel indexes unchecked).
@@ -68,13 +77,23 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
         || d.dtype == DataType::F64
         || !(1..=3).contains(&m)
         || (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1)
-        || ra.iter().enumerate().any(|(k, &a)| a != rank - m + k)
-        || s.strides[rank - 1] != 1
+    {
+        return None;
+    }
+    // The resampled axes last (planar), or a short identity axis innermost in both
+    // tensors (channels-last: its lanes summed side by side).
+    let lane = (0..rank)
+        .find(|&a| !ra.contains(&a) && d.dims[a] > 1 && d.strides[a] == 1 && s.strides[a] == 1);
+    let lanes = lane.map_or(1, |a| d.dims[a]);
+    let w = ra[m - 1];
+    if lanes > MAX_LANES
+        || (lane.is_none() && ra.iter().enumerate().any(|(k, &a)| a != rank - m + k))
+        || s.strides[w] != lanes
     {
         return None;
     }
     // diff_src planes are dense: element `e` of a plane is `e` elements from its base.
-    let mut step = 1;
+    let mut step = lanes;
     for &a in ra.iter().rev() {
         if d.dims[a] > 1 && d.strides[a] != step {
             return None;
@@ -84,8 +103,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     let np = step;
     let ndd = ra
         .iter()
-        .try_fold(1usize, |n, &a| n.checked_mul(s.dims[a]))?;
-    if np > MAX_PLANE || np <= ndd || ndd == 0 {
+        .try_fold(lanes, |n, &a| n.checked_mul(s.dims[a]))?;
+    // Laned planes may outgrow the L2 cache: zeroing and the adds in output order walk
+    // them about in order. The row walk is slower up to here (see `take`; nhwc f32 2x3
+    // 224x224 <- 112x112 nearest, 150K elements: 0.31 there, 0.125 here, PyTorch 0.22),
+    // not beyond (2x4 1000x60 <- 500x30 linear, 240K: 0.84 there, 0.96 here).
+    let max = if lanes > 1 { 3 * MAX_PLANE } else { MAX_PLANE };
+    if np > max || np <= ndd || ndd == 0 {
         return None;
     }
     // Per axis, the inputs each output reads, in tap order: `inv[k][o]`.
@@ -110,12 +134,14 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     let nearest = p.alg == Algorithm::Nearest;
     let mut g = ScatterGeom {
         np,
+        lanes,
         terms: Vec::new(),
         w: Vec::new(),
         m: if nearest { 0 } else { m },
         span: 0,
+        lane,
         runs: (0..rank)
-            .filter(|a| !ra.contains(a))
+            .filter(|&a| !ra.contains(&a) && Some(a) != lane)
             .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?,
     };
     // Beyond the small planes, measured against the row and plane walks (nchw f32 8x16,
@@ -131,10 +157,20 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ScatterGeom> {
     let terms = inv.iter().try_fold(1usize, |n, per| {
         n.checked_mul(per.iter().map(Vec::len).sum())
     })?;
-    let row = d.dims[rank - 1];
+    // (Pixels: the lanes of one sum side by side.)
+    let (np, row) = (np / lanes, d.dims[w]);
     let dense = 2 * terms >= np;
     let take = if terms > MAX_TERMS {
         false
+    } else if lanes > 1 {
+        // Channels-last planes of a few lanes: the laned row walk pays its setup per pixel
+        // and pass (nhwc f32, 1 thread, ms there / here, PyTorch): 2x3 30^3 <- 10^3 linear
+        // 0.32 / 0.085 (0.13), 8x3 112x112 <- 56x56 linear 0.70 / 0.49 (0.78), nearest
+        // 0.35 / 0.11 (0.22), 4x3 150x150 <- 50x50 linear 0.75 / 0.18 (0.33), 8x3
+        // 12x15x13 <- 4x5x26 nearest 0.10 / 0.019 (0.054). Planes beyond the planar limit
+        // only two or more at a time: a plane is one run, and the row walk splits long rows
+        // between the threads.
+        np * lanes <= MAX_PLANE || g.runs >= 2
     } else if np <= SMALL_PLANE && row <= MAX_ROW {
         true
     } else if nearest {
@@ -226,7 +262,7 @@ fn terms_in_order(
                     }
                 }
             }
-            g.span = g.span.max(doff + 1);
+            g.span = g.span.max(doff + g.lanes);
             if !odometer(&mut o[..m], |k| s.dims[ra[k]]) {
                 break;
             }
@@ -315,6 +351,35 @@ unsafe fn scatter<const M: usize>(
     }
 }
 
+/// [`scatter`] over pixels of `lanes` elements: each term adds its diff_dst pixel's lanes
+/// into its diff_src pixel's, lane by lane the same operations.
+///
+/// # Safety
+/// Every term's `so + lanes` is at most `x.len()` and `e + lanes` at most `acc.len()`.
+#[inline(always)]
+unsafe fn scatter_lanes<const M: usize>(
+    x: &[f32],
+    terms: &[(u32, u32)],
+    w: &[[f32; 3]],
+    acc: &mut [f32],
+    lanes: usize,
+) {
+    for (&(so, e), w) in terms.iter().zip(w) {
+        let (so, e) = (so as usize, e as usize);
+        debug_assert!(so + lanes <= x.len() && e + lanes <= acc.len());
+        for l in 0..lanes {
+            // SAFETY: the caller's.
+            unsafe {
+                let mut v = *x.get_unchecked(so + l);
+                for &wk in &w[..M] {
+                    v *= wk;
+                }
+                *acc.get_unchecked_mut(e + l) += v;
+            }
+        }
+    }
+}
+
 /// Most diff_src elements (and converted diff_dst elements) per batch of planes: batches
 /// stay in L1.
 const BATCH: usize = 4096;
@@ -341,11 +406,20 @@ pub(crate) unsafe fn run(
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         let (s, d) = (&p.src, &p.dst);
+        // The plane's axes (the lanes' too) are inside a run.
         let mut ov = [(0, 1, 0, 0); MAX_RANK];
+        let m = t.resampled.len();
         for (o, &a) in ov.iter_mut().zip(&t.resampled) {
             o.0 = a;
         }
-        let mut runs = Runs::new(p, t, &ov[..t.resampled.len()], start);
+        let n_ov = match g.lane {
+            Some(a) => {
+                ov[m].0 = a;
+                m + 1
+            }
+            None => m,
+        };
+        let mut runs = Runs::new(p, t, &ov[..n_ov], start);
         let direct_src = s.dtype == DataType::F32 && (b.src as usize).is_multiple_of(4);
         // Streamed planes go out through scratch (accumulated in place, each plane's lines
         // would be read from memory first).
@@ -392,11 +466,15 @@ pub(crate) unsafe fn run(
             acc.fill(0.0);
             for (j, acc) in acc.chunks_exact_mut(g.np).enumerate() {
                 let x = &x[j * sstep..];
-                match g.m {
-                    0 => scatter::<0>(x, &g.terms, &g.w, acc),
-                    1 => scatter::<1>(x, &g.terms, &g.w, acc),
-                    2 => scatter::<2>(x, &g.terms, &g.w, acc),
-                    _ => scatter::<3>(x, &g.terms, &g.w, acc),
+                match (g.m, g.lanes) {
+                    (0, 1) => scatter::<0>(x, &g.terms, &g.w, acc),
+                    (1, 1) => scatter::<1>(x, &g.terms, &g.w, acc),
+                    (2, 1) => scatter::<2>(x, &g.terms, &g.w, acc),
+                    (_, 1) => scatter::<3>(x, &g.terms, &g.w, acc),
+                    (0, l) => scatter_lanes::<0>(x, &g.terms, &g.w, acc, l),
+                    (1, l) => scatter_lanes::<1>(x, &g.terms, &g.w, acc, l),
+                    (2, l) => scatter_lanes::<2>(x, &g.terms, &g.w, acc, l),
+                    (_, l) => scatter_lanes::<3>(x, &g.terms, &g.w, acc, l),
                 }
             }
             if !direct_dst {

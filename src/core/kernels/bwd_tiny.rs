@@ -184,14 +184,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         {
             continue;
         }
-        // A converted chunk spans its lanes' diff_dst images and everything between them:
-        // lanes far apart (the batch axis of nhwc bf16) would convert whole tensors per
-        // chunk (nhwc bf16 8x128 9x27 <- 26x9 linear, lanes over the batch: 2.9 ms, 30x
-        // PyTorch), so only lanes whose images are about dense together.
-        if s.dtype == DataType::Bf16
-            && !contiguous
-            && (v - 1).saturating_mul(lane_src).saturating_add(dd_span) > 2 * v * n_dd
-        {
+        // Strided lanes only where their images are about dense together. A converted
+        // chunk spans its lanes' diff_dst images and everything between them: lanes far
+        // apart (the batch axis of nhwc bf16) would convert whole tensors per chunk (nhwc
+        // bf16 8x128 9x27 <- 26x9 linear, lanes over the batch: 2.9 ms, 30x PyTorch); f32
+        // gathers over them touch a line per lane and value, thrashing the cache (nhwc f32
+        // 8x256 6x6x6 <- 11x12x2 linear over the batch: 11.2 ms, PyTorch 1.0).
+        if !contiguous && (v - 1).saturating_mul(lane_src).saturating_add(dd_span) > 2 * v * n_dd {
             continue;
         }
         // Strided lanes store diff_src lane by lane: where diff_src is more than twice
