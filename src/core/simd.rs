@@ -2347,6 +2347,61 @@ unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
     }
 }
 
+/// The 2x nearest downsampling rows of [`gather32_avx2`]: when every block of 8 outputs reads
+/// every other element from its first, all blocks but the last are two loads and an
+/// even-lane shuffle (no window checks: nchw f32 1x16 112x112 -> 112x56 took 27 cycles a
+/// block through them; oneDNN 1.2x faster). Returns the outputs written, blocks from the
+/// first until one whose 16-element window passes the largest index (0 when the table is
+/// not of that shape; the first block decides whether it is scanned at all).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn even_blocks_avx2(src: *const u32, dst: *mut u32, idx: &[u32]) -> usize {
+    // SAFETY: AVX2 was detected by the caller, who guarantees every element from the
+    // smallest index to the largest readable; a block's loads cover `idx[8b]..idx[8b] + 16`,
+    // within that (checked); the stores cover outputs `8b..8b + 8 <= idx.len()`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let nb = idx.len() / 8;
+        let even = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+        let off = |b: usize| {
+            let v = _mm256_loadu_si256(idx.as_ptr().add(8 * b) as *const __m256i);
+            _mm256_xor_si256(
+                _mm256_sub_epi32(v, _mm256_set1_epi32(idx[8 * b] as i32)),
+                even,
+            )
+        };
+        if nb < 2 || _mm256_testz_si256(off(0), off(0)) == 0 {
+            return 0;
+        }
+        let (mut any, mut top) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for b in 0..nb {
+            any = _mm256_or_si256(any, off(b));
+            top = _mm256_max_epu32(
+                top,
+                _mm256_loadu_si256(idx.as_ptr().add(8 * b) as *const __m256i),
+            );
+        }
+        if _mm256_testz_si256(any, any) == 0 {
+            return 0;
+        }
+        // Elements up to the largest index are readable (one tensor's span).
+        let mut t = [0u32; 8];
+        _mm256_storeu_si256(t.as_mut_ptr() as *mut __m256i, top);
+        let top = t.iter().copied().max().unwrap_or(0) as usize;
+        let mut b = 0;
+        while b < nb && idx[8 * b] as usize + 15 <= top {
+            let s = src.add(idx[8 * b] as usize) as *const f32;
+            let (a, c) = (_mm256_loadu_ps(s), _mm256_loadu_ps(s.add(8)));
+            // a0 a2 c0 c2 | a4 a6 c4 c6, then the 64-bit pairs in order.
+            let v = _mm256_castps_pd(_mm256_shuffle_ps::<0b10_00_10_00>(a, c));
+            let v = _mm256_permute4x64_pd::<0b11_01_10_00>(v);
+            _mm256_storeu_pd(dst.add(8 * b) as *mut f64, v);
+            b += 1;
+        }
+        8 * b
+    }
+}
+
 /// [`gather32_avx512`] on AVX2: a block of 8 outputs whose indices lie within 16 elements of
 /// its first is two loads (masked near the largest index), two permutations and a blend.
 #[cfg(target_arch = "x86_64")]
@@ -2359,6 +2414,8 @@ unsafe fn gather32_avx2(src: *const u32, dst: *mut u32, idx: &[u32]) {
     unsafe {
         use std::arch::x86_64::*;
         let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let done = even_blocks_avx2(src, dst, idx);
+        let (dst, idx) = (dst.add(done), &idx[done..]);
         // Elements up to the largest index are readable (one tensor's span): windows below
         // it load plainly (Zen 1's masked loads were two thirds of nchw f32 nearest 32x46
         // -> 63x91).

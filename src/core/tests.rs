@@ -2642,3 +2642,74 @@ fn dyadic_rows_match_reference() {
         .count();
     assert_eq!(dyadic > 40, x86_vector > 0, "{dyadic} dyadic plans");
 }
+
+/// Raw nearest rows of 4-byte elements that read every other element (2x downsampling
+/// along W: the AVX2 gather's shuffle path), whole tensors and with a stride-2 table
+/// stopping short of the largest index, nchw f32 / s32, oneDNN's and floor rules, rows of
+/// 8 to 120 outputs, with H resampled or not: the reference's bits on every ISA.
+#[test]
+fn stride_two_nearest_rows_match_reference() {
+    use crate::core::simd::available_isas;
+    let mut rng = Rng::new(0x5712);
+    for case in 0..120 {
+        let wo = rng.range(8, 120);
+        let wi = 2 * wo + rng.below(2);
+        let (hi, ho) = match rng.below(3) {
+            0 => (rng.range(1, 9), 0),
+            1 => (2 * rng.range(1, 9), 1),
+            _ => (rng.range(1, 9), 2),
+        };
+        let ho = match ho {
+            0 => hi,
+            1 => hi / 2,
+            _ => 2 * hi,
+        };
+        let dt = rng.pick(&[DataType::F32, DataType::F32, DataType::S32]);
+        let onednn = rng.below(2) == 0;
+        let rule = |i: usize, o: usize| {
+            if onednn {
+                AxisRule::OnednnHalfPixel
+            } else {
+                AxisRule::Floor {
+                    ratio: i as f32 / o as f32,
+                    exact: true,
+                }
+            }
+        };
+        let c = rng.range(1, 6);
+        let p = Problem {
+            alg: Algorithm::Nearest,
+            direction: Direction::Forward,
+            axes: vec![
+                AxisRule::Identity,
+                AxisRule::Identity,
+                if hi == ho {
+                    AxisRule::Identity
+                } else {
+                    rule(hi, ho)
+                },
+                rule(wi, wo),
+            ],
+            src: Layout::dense(dt, &[1, c, hi, wi]),
+            dst: Layout::dense(dt, &[1, c, ho, wo]),
+            post_ops: vec![],
+            numerics: if onednn {
+                Numerics::Onednn
+            } else {
+                Numerics::Ieee
+            },
+        };
+        let src = fill(&mut rng, &p.src);
+        let mut slow = vec![0u8; p.dst.span_bytes().unwrap()];
+        Plan::new(p.clone())
+            .unwrap()
+            .execute_reference(&src, &mut slow, &[])
+            .unwrap();
+        for isa in available_isas() {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            let mut fast = vec![0u8; slow.len()];
+            plan.execute(&src, &mut fast, &[]).unwrap();
+            assert_same_bytes(&fast, &slow, case, &plan, isa);
+        }
+    }
+}
