@@ -577,6 +577,24 @@ fn far_apart_f32_lanes_are_not_gathered() {
     assert_ne!(kernel, "bwd_tiny", "{p:?}");
 }
 
+/// A forward `i -> o` rule of the scatter tests: oneDNN's, PyTorch's or an affine one.
+fn scatter_rule(rng: &mut Rng, i: usize, o: usize) -> AxisRule {
+    match rng.below(3) {
+        0 => AxisRule::OnednnHalfPixel,
+        1 => AxisRule::TorchLinear {
+            scale: i as f32 / o as f32,
+            align_corners: rng.below(2) == 0,
+        },
+        _ => AxisRule::Affine {
+            scale: i as f32 / o as f32,
+            input_offset: rng.f32(-0.5, 0.5),
+            output_offset: rng.f32(-0.5, 0.5),
+            rounding: crate::core::NearestRounding::HalfUp,
+            antialias: false,
+        },
+    }
+}
+
 /// Backward of forward downsampling over small planes (`bwd_scatter`): nchw / ncdhw /
 /// ncw, nearest and linear, oneDNN, PyTorch and affine rules (the plan takes only problems
 /// whose elements see their terms in the reference's order), ratios around 1 to 4, diff_dst
@@ -597,20 +615,7 @@ fn scattered_planes_match_reference_on_every_isa() {
             let o = (i as f32 / rng.f32(1.0, 4.0)).round().max(1.0) as usize;
             fin.push(i);
             fout.push(o);
-            axes.push(match rng.below(3) {
-                0 => AxisRule::OnednnHalfPixel,
-                1 => AxisRule::TorchLinear {
-                    scale: i as f32 / o as f32,
-                    align_corners: rng.below(2) == 0,
-                },
-                _ => AxisRule::Affine {
-                    scale: i as f32 / o as f32,
-                    input_offset: rng.f32(-0.5, 0.5),
-                    output_offset: rng.f32(-0.5, 0.5),
-                    rounding: crate::core::NearestRounding::HalfUp,
-                    antialias: false,
-                },
-            });
+            axes.push(scatter_rule(&mut rng, i, o));
         }
         let types = [DataType::F32, DataType::F32, DataType::Bf16, DataType::F16];
         let mut src = Layout::dense(rng.pick(&types), &fout);
@@ -669,20 +674,7 @@ fn channels_last_scattered_planes_match_reference_on_every_isa() {
             let o = (i as f32 / rng.f32(1.0, 4.0)).round().max(1.0) as usize;
             fin.push(i);
             fout.push(o);
-            axes.push(match rng.below(3) {
-                0 => AxisRule::OnednnHalfPixel,
-                1 => AxisRule::TorchLinear {
-                    scale: i as f32 / o as f32,
-                    align_corners: rng.below(2) == 0,
-                },
-                _ => AxisRule::Affine {
-                    scale: i as f32 / o as f32,
-                    input_offset: rng.f32(-0.5, 0.5),
-                    output_offset: rng.f32(-0.5, 0.5),
-                    rounding: crate::core::NearestRounding::HalfUp,
-                    antialias: false,
-                },
-            });
+            axes.push(scatter_rule(&mut rng, i, o));
         }
         let rank = fin.len();
         let order: Vec<usize> = std::iter::once(0).chain(2..rank).chain([1]).collect();
