@@ -59,13 +59,18 @@ pub(crate) fn flat_row(p: &Problem, l: &LaneGeom, pr: &PixelRows) -> Option<Flat
     if columns > 2 * pr.taps.len() + 2 {
         return None;
     }
-    // With levels to blend, each column costs two loads and a store and each pixel two more
-    // loads, against four loads per pixel read directly: blending pays below about 2/3 of a
-    // column per pixel (upsampling), not when downsampling (nhwc 8x64 112->75: 2.9 ms
-    // blended, 2.4 ms direct).
-    let blends =
-        (0..p.src.rank()).any(|d| d != pr.px && p.axes[d] != super::super::AxisRule::Identity);
-    if blends && 3 * columns > 2 * pr.taps.len() {
+    // With one level to blend, each column costs two loads and a store and each pixel two
+    // more loads, against four loads per pixel read directly: blending pays below about 2/3
+    // of a column per pixel (upsampling), not when downsampling (nhwc 8x64 112->75: 2.9 ms
+    // blended, 2.4 ms direct). With two (3-D), a pixel read directly takes eight corners
+    // and seven lerps, a column four and three: blending pays up to a column a pixel (nhwc
+    // u8 2x9 10x20x30->20x30x40 linear: 0.72 ms direct, oneDNN 0.43).
+    let levels = (0..p.src.rank())
+        .filter(|&d| d != pr.px && p.axes[d] != super::super::AxisRule::Identity)
+        .count();
+    let blends = levels > 0;
+    let (per_column, per_pixel) = if levels >= 2 { (1, 1) } else { (3, 2) };
+    if blends && per_column * columns > per_pixel * pr.taps.len() {
         return None;
     }
     if !blends && p.src.dtype != DataType::F32 && columns > pr.taps.len() {
