@@ -1599,30 +1599,34 @@ unsafe fn avx2_pixel<const F: bool, const C: bool>(
     // SAFETY: the caller's.
     unsafe {
         let (mut lo, mut hi) = (_mm256_set1_epi16(-1), _mm256_setzero_si256());
-        let mut ld = |p: *const u8| {
-            let v = _mm256_loadu_si256(p as *const __m256i);
-            if C {
-                let mag = _mm256_and_si256(v, _mm256_set1_epi16(0x7FFF));
-                lo = _mm256_min_epu16(lo, _mm256_sub_epi16(mag, _mm256_set1_epi16(1)));
-                hi = _mm256_max_epu16(hi, mag);
-            }
-            if F {
-                bf16_fix_avx2(v)
-            } else {
-                v
-            }
-        };
+        // A macro, not a closure: the closure was outlined without AVX2, its intrinsics
+        // then calls.
+        macro_rules! ld {
+            ($p:expr) => {{
+                let v = _mm256_loadu_si256($p as *const __m256i);
+                if C {
+                    let mag = _mm256_and_si256(v, _mm256_set1_epi16(0x7FFF));
+                    lo = _mm256_min_epu16(lo, _mm256_sub_epi16(mag, _mm256_set1_epi16(1)));
+                    hi = _mm256_max_epu16(hi, mag);
+                }
+                if F {
+                    bf16_fix_avx2(v)
+                } else {
+                    v
+                }
+            }};
+        }
         if nt && (d as usize).is_multiple_of(32) {
             for k in 0..full {
-                _mm256_stream_si256(d.add(32 * k) as *mut __m256i, ld(s.add(32 * k)));
+                _mm256_stream_si256(d.add(32 * k) as *mut __m256i, ld!(s.add(32 * k)));
             }
         } else {
             for k in 0..full {
-                _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, ld(s.add(32 * k)));
+                _mm256_storeu_si256(d.add(32 * k) as *mut __m256i, ld!(s.add(32 * k)));
             }
         }
         if !bytes.is_multiple_of(32) {
-            _mm256_storeu_si256(d.add(last) as *mut __m256i, ld(s.add(last)));
+            _mm256_storeu_si256(d.add(last) as *mut __m256i, ld!(s.add(last)));
         }
         (lo, hi)
     }
@@ -2579,7 +2583,12 @@ unsafe fn gather8_avx512(src: *const u8, dst: *mut u8, idx: &[u32]) {
         gather_blocks(src, dst, idx, 16, |o| {
             if let Some((lo, span, local)) = window16(idx, o) {
                 let m: __mmask32 = ((1u64 << (span + 1)) - 1) as u32;
-                let a = _mm256_maskz_loadu_epi8(m, src.add(lo as usize) as *const i8);
+                // (The 512-bit load: the 256-bit one needs AVX-512VL too, and without it was
+                // an outlined call.)
+                let a = _mm512_castsi512_si256(_mm512_maskz_loadu_epi8(
+                    u64::from(m),
+                    src.add(lo as usize) as *const i8,
+                ));
                 let v = _mm512_permutexvar_epi16(
                     _mm512_castsi256_si512(_mm512_cvtepi32_epi16(local)),
                     _mm512_cvtepu8_epi16(a),
