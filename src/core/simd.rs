@@ -1309,8 +1309,12 @@ pub(crate) unsafe fn copy_pixels(
             // Pixels of 33..64 bytes, two overlapping 32-byte steps either way, take the
             // AVX2 loop's unrolled ones below: 1 thread, nhwc f32 C=12 2x12 30x30->45x45
             // nearest 8.0 us here, 5.5-6.6 there (oneDNN 7.1).
+            // Pixels under 16 bytes without the fixup take two overlapping moves
+            // ([`small_pixels`]) for the same reason (nhwc u8 4x12 21x33->15x99 nearest 17
+            // us masked, oneDNN 14).
             if isa() == Isa::Avx512
                 && avx512bw()
+                && (bytes >= 16 || fix)
                 && !(16..32).contains(&bytes)
                 && !(33..64).contains(&bytes)
                 && !split
@@ -1349,6 +1353,10 @@ pub(crate) unsafe fn copy_pixels(
             #[cfg(target_arch = "x86_64")]
             if bytes >= 16 {
                 sse2_pixels(src, taps, ssz, bytes, dst, dstride, fix);
+                break 'copy true;
+            }
+            if (1..16).contains(&bytes) && !fix {
+                small_pixels(src, taps, ssz, bytes, dst, dstride);
                 break 'copy true;
             }
             false
@@ -1544,8 +1552,11 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
 }
 
 /// [`copy_pixels`] for pixels of 16..32 bytes (and on the base ISA): 16-byte SSE2 steps,
-/// the tail one last overlapping step, with the bf16 fixup when `fix` — one loop over all
+/// the tail one last overlapping step, with the bf16 fixup when `FIX` — one loop over all
 /// pixels instead of a copy call per pixel (nwc bf16 C=8: 0.96 ms per-pixel, oneDNN 0.35).
+/// `FIX` and one whole step (`ONE`, 16..31 bytes) as constants: a test per load and the
+/// step loop's control were most of a small pixel's time (nhwc bf16 4x12 21x33->15x99
+/// nearest 19 us, oneDNN 13).
 #[cfg(target_arch = "x86_64")]
 unsafe fn sse2_pixels(
     src: *const u8,
@@ -1556,28 +1567,99 @@ unsafe fn sse2_pixels(
     dstride: usize,
     fix: bool,
 ) {
-    // SAFETY: SSE2 is part of x86_64; steps end at or before `bytes` and the last starts at
-    // `bytes - 16 >= 0`, inside each pixel's `bytes`, which the caller guarantees readable at
-    // `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q * dstride`.
+    #[inline(always)]
+    unsafe fn run<const FIX: bool, const ONE: bool>(
+        src: *const u8,
+        taps: &[(usize, usize, f32, f32)],
+        ssz: usize,
+        bytes: usize,
+        dst: *mut u8,
+        dstride: usize,
+    ) {
+        // SAFETY: SSE2 is part of x86_64; steps end at or before `bytes` and the last
+        // starts at `bytes - 16 >= 0`, inside each pixel's `bytes`, which the caller
+        // guarantees readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q
+        // * dstride`.
+        unsafe {
+            use std::arch::x86_64::*;
+            macro_rules! ld {
+                ($p:expr) => {{
+                    let v = _mm_loadu_si128($p as *const __m128i);
+                    if FIX {
+                        bf16_fix_sse2(v)
+                    } else {
+                        v
+                    }
+                }};
+            }
+            let full = if ONE { 1 } else { bytes / 16 };
+            for (q, t) in taps.iter().enumerate() {
+                let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+                for k in 0..full {
+                    _mm_storeu_si128(d.add(16 * k) as *mut __m128i, ld!(s.add(16 * k)));
+                }
+                if !bytes.is_multiple_of(16) {
+                    _mm_storeu_si128(d.add(bytes - 16) as *mut __m128i, ld!(s.add(bytes - 16)));
+                }
+            }
+        }
+    }
+    // SAFETY: the caller's contract, passed on (`bytes >= 16`).
     unsafe {
-        use std::arch::x86_64::*;
-        let ld = |p: *const u8| {
-            let v = _mm_loadu_si128(p as *const __m128i);
-            if fix {
-                bf16_fix_sse2(v)
-            } else {
-                v
+        let a = (src, taps, ssz, bytes, dst, dstride);
+        match (fix, bytes < 32) {
+            (false, false) => run::<false, false>(a.0, a.1, a.2, a.3, a.4, a.5),
+            (false, true) => run::<false, true>(a.0, a.1, a.2, a.3, a.4, a.5),
+            (true, false) => run::<true, false>(a.0, a.1, a.2, a.3, a.4, a.5),
+            (true, true) => run::<true, true>(a.0, a.1, a.2, a.3, a.4, a.5),
+        }
+    }
+}
+
+/// [`copy_pixels`] for pixels of 1..16 bytes without a fixup: two overlapping moves of the
+/// widest power of two that fits, instead of a `memcpy` call per pixel (nhwc u8 4x12
+/// 21x33->15x99 nearest 16.4 us, oneDNN 14.9).
+unsafe fn small_pixels(
+    src: *const u8,
+    taps: &[(usize, usize, f32, f32)],
+    ssz: usize,
+    bytes: usize,
+    dst: *mut u8,
+    dstride: usize,
+) {
+    #[inline(always)]
+    unsafe fn run<T: Copy>(
+        src: *const u8,
+        taps: &[(usize, usize, f32, f32)],
+        ssz: usize,
+        bytes: usize,
+        dst: *mut u8,
+        dstride: usize,
+    ) {
+        let w = std::mem::size_of::<T>();
+        // SAFETY: `w <= bytes < 2w`: both moves lie in each pixel's `bytes`, which the caller
+        // guarantees readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q
+        // * dstride`; unaligned reads and writes of plain integers.
+        unsafe {
+            for (q, t) in taps.iter().enumerate() {
+                let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+                let (a, b) = (
+                    (s as *const T).read_unaligned(),
+                    (s.add(bytes - w) as *const T).read_unaligned(),
+                );
+                (d as *mut T).write_unaligned(a);
+                (d.add(bytes - w) as *mut T).write_unaligned(b);
             }
-        };
-        let full = bytes / 16;
-        for (q, t) in taps.iter().enumerate() {
-            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
-            for k in 0..full {
-                _mm_storeu_si128(d.add(16 * k) as *mut __m128i, ld(s.add(16 * k)));
-            }
-            if !bytes.is_multiple_of(16) {
-                _mm_storeu_si128(d.add(bytes - 16) as *mut __m128i, ld(s.add(bytes - 16)));
-            }
+        }
+    }
+    // SAFETY: the caller's contract, passed on (`1 <= bytes < 16`).
+    unsafe {
+        let a = (src, taps, ssz, bytes, dst, dstride);
+        match bytes {
+            8.. => run::<u64>(a.0, a.1, a.2, a.3, a.4, a.5),
+            4.. => run::<u32>(a.0, a.1, a.2, a.3, a.4, a.5),
+            2.. => run::<u16>(a.0, a.1, a.2, a.3, a.4, a.5),
+            _ => run::<u8>(a.0, a.1, a.2, a.3, a.4, a.5),
         }
     }
 }
