@@ -289,6 +289,16 @@ impl Plan {
                 // (Runs of every lane block: `pr.run_pixels` counts them; 8x96 nCx16c
                 // 6x10->12x3 linear ran on one thread of two, 29 us, oneDNN 16.)
                 let per_run = (g.block * pr.run_pixels).max(1);
+                // Linear pixels of eight corners (3-D) or converted from or to another type
+                // cost 3-4x an f32 2-D one: a quarter of the grain (2 threads, AVX-512, us:
+                // u8 nCx16c 4x48 10x2x4->5x6x2 19.0 -> 9.1, oneDNN 9.6; bf16 nhwc 2x12
+                // 19x3->57x4 7.3 -> 4.4, 3.8; f32 nCx16c 2x64 8x9x7->6x4x5 8.4 -> 6.3, 7.1;
+                // f32 2-D nhwc 2x32 20x20->30x30 unchanged at a half or a quarter).
+                let heavy = p.alg == Algorithm::Linear
+                    && (p.src.dtype != DataType::F32
+                        || p.dst.dtype != DataType::F32
+                        || t.resampled.len() >= 3);
+                let grain_elems = if heavy { grain_elems / 4 } else { grain_elems };
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks are disjoint, so
                 // every dst element has one writer.
                 par(pr.runs, (grain_elems / per_run).max(1), &|s, e| unsafe {
