@@ -1823,7 +1823,7 @@ pub(crate) unsafe fn stream_zero(dst: *mut u8, n: usize) {
 
 /// A pointer into `buf` (grown to hold `n` elements past it) at the same address as `dst`
 /// modulo 64 (rounded down to a `T`), for [`stream_copy`].
-pub(crate) fn scratch_like<T: Copy + Default>(
+pub(crate) fn scratch_like<T: super::aligned::Elem>(
     buf: &mut super::aligned::AlignedBuf<T>,
     dst: *const u8,
     n: usize,
@@ -1834,7 +1834,7 @@ pub(crate) fn scratch_like<T: Copy + Default>(
 
 /// A byte pointer into `buf` (grown to hold `bytes` past it) at the same address as `dst`
 /// modulo 64, for [`stream_copy`] of values of any type.
-pub(crate) fn scratch_bytes_like<T: Copy + Default>(
+pub(crate) fn scratch_bytes_like<T: super::aligned::Elem>(
     buf: &mut super::aligned::AlignedBuf<T>,
     dst: *const u8,
     bytes: usize,
