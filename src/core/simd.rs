@@ -858,33 +858,27 @@ unsafe fn wrow_int8_512_body<const TWO: bool, const BOUNDED: bool, const BW: boo
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn wrow_int8_avx512<const TWO: bool, const BOUNDED: bool>(
-    row: *const f32,
-    taps: &[(usize, usize, f32, f32)],
-    n: usize,
-    out: *mut u8,
-    ostride: usize,
-    q: super::dtype::IntStore,
-) {
-    // SAFETY: AVX-512F was detected by `wrow_narrow`; the pointer contract is passed on.
-    unsafe { wrow_int8_512_body::<TWO, BOUNDED, false>(row, taps, n, out, ostride, q) }
+/// The two instantiations of [`wrow_int8_512_body`]: plain AVX-512F, and with the masked
+/// byte stores of AVX-512BW.
+macro_rules! wrow_int8_512 {
+    ($name:ident, $features:literal, $bw:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const TWO: bool, const BOUNDED: bool>(
+            row: *const f32,
+            taps: &[(usize, usize, f32, f32)],
+            n: usize,
+            out: *mut u8,
+            ostride: usize,
+            q: super::dtype::IntStore,
+        ) {
+            // SAFETY: `wrow_narrow` detected the features; the pointer contract is passed on.
+            unsafe { wrow_int8_512_body::<TWO, BOUNDED, $bw>(row, taps, n, out, ostride, q) }
+        }
+    };
 }
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn wrow_int8_avx512bw<const TWO: bool, const BOUNDED: bool>(
-    row: *const f32,
-    taps: &[(usize, usize, f32, f32)],
-    n: usize,
-    out: *mut u8,
-    ostride: usize,
-    q: super::dtype::IntStore,
-) {
-    // SAFETY: AVX-512F/BW were detected by `wrow_narrow`; the pointer contract is passed on.
-    unsafe { wrow_int8_512_body::<TWO, BOUNDED, true>(row, taps, n, out, ostride, q) }
-}
+wrow_int8_512!(wrow_int8_avx512, "avx512f", false);
+wrow_int8_512!(wrow_int8_avx512bw, "avx512f,avx512bw", true);
 
 /// [`wrow_avx2`] into s8/u8, narrowed in registers as [`wrow_int8_avx512`]: 16 lanes a
 /// step through [`vectors::x86::int8x16_avx2`], pixels of 8 to 15 lanes in 8-lane steps;

@@ -408,7 +408,7 @@ pub(crate) mod x86 {
             o: *mut u8,
             l: usize,
         ) {
-            // SAFETY: the caller's `n < 16` writable bytes at `o + l`; `f` fills the `n`
+            // SAFETY: the caller's `n < 16` writable bytes at `o + l`; `L::tail` fills the `n`
             // lanes that are then read.
             unsafe {
                 let mut t = [0f32; 16];
