@@ -73,16 +73,7 @@ impl<T: Elem> AlignedBuf<T> {
             // large buffer a run never uses costs nothing, where filling it cost a memset);
             // a small one from the pool is filled.
             let want = n + slack;
-            let pooled = (want * std::mem::size_of::<T>() <= POOLED_BYTES)
-                .then(|| {
-                    T::with_pool(|p| {
-                        let i = p.iter().position(|v| v.capacity() >= want)?;
-                        Some(p.swap_remove(i))
-                    })
-                })
-                .flatten()
-                .flatten();
-            let mut raw = match pooled {
+            let mut raw = match take_pooled::<T>(want) {
                 Some(mut v) => {
                     v.clear();
                     v.resize(want, T::default());
@@ -100,6 +91,19 @@ impl<T: Elem> AlignedBuf<T> {
         }
         self.len = n;
     }
+}
+
+/// A buffer of capacity at least `want` from this thread's pool, when `want` is small
+/// enough to be pooled and the pool holds one (its contents are stale).
+fn take_pooled<T: Elem>(want: usize) -> Option<Vec<T>> {
+    if want.saturating_mul(std::mem::size_of::<T>()) > POOLED_BYTES {
+        return None;
+    }
+    T::with_pool(|p| {
+        let i = p.iter().position(|v| v.capacity() >= want)?;
+        Some(p.swap_remove(i))
+    })
+    .flatten()
 }
 
 /// Gives a small buffer back to its thread's pool (a full pool drops it).
