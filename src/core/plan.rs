@@ -265,12 +265,12 @@ impl Plan {
     unsafe fn run(&self, b: Bufs<'_>) {
         let choice = self.stream.begin();
         // SAFETY: `run`'s contract.
-        unsafe { self.run_with(b, choice.nt) };
+        unsafe { self.run_with(b, choice.mode) };
         self.stream.end(choice);
     }
 
-    /// [`Plan::run`] with plain (`nt` false) or streamed stores.
-    unsafe fn run_with(&self, b: Bufs<'_>, nt: bool) {
+    /// [`Plan::run`] with plain or streamed stores (`mode`).
+    unsafe fn run_with(&self, b: Bufs<'_>, mode: streaming::Mode) {
         let (p, t) = (&self.exec, &self.tables);
         let isa = self.isa;
         let grain_elems = match p.raw_nearest() {
@@ -280,7 +280,7 @@ impl Plan {
         // Every chunk, on whichever thread, dispatches on the plan's ISA.
         let par = |n: usize, grain: usize, f: &(dyn Fn(usize, usize) + Sync)| {
             threads::parallel_for(n, grain, |s, e| {
-                simd::with_isa(isa, || streaming::with(nt, || f(s, e)))
+                simd::with_isa(isa, || streaming::with(mode, || f(s, e)))
             })
         };
         match &self.strategy {

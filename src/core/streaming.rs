@@ -13,6 +13,8 @@
 //! So: plain within the threads' L2, streamed beyond their sysfs share of the last level
 //! (at most 64 MiB a thread), and in between each problem times both on its first
 //! executions, each kind in a block of its own, and keeps the faster.
+//! A problem beyond the threads' share is memory-bound whatever its stores: the execution's
+//! [`Mode`] says so too, for kernels with a loop of their own for data coming from memory.
 //! The trial belongs to the problem (a registry keyed by the canonical problem), not to one
 //! plan, so that faces which plan per call (aclnn) also decide once per shape.
 
@@ -25,9 +27,18 @@ use std::time::{Duration, Instant};
 use super::simd::Isa;
 use super::{cache, threads, Direction, Problem};
 
+/// One execution's stores, and whether its problem lies beyond its threads' share of the
+/// last-level cache: memory-bound whatever its stores, where kernels that have one take
+/// their loop for data coming from memory (see `bwd_stream::px_wide`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Mode {
+    pub nt: bool,
+    pub beyond: bool,
+}
+
 thread_local! {
-    /// The running execution's choice, set around every chunk by [`with`].
-    static NT: Cell<bool> = const { Cell::new(false) };
+    /// The running execution's mode, set around every chunk by [`with`].
+    static MODE: Cell<Mode> = const { Cell::new(Mode { nt: false, beyond: false }) };
 }
 
 /// Tests: stream every output whatever its size (the outputs are the same either way, so
@@ -43,18 +54,28 @@ pub(crate) fn now() -> bool {
     if FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
         return true;
     }
-    NT.with(Cell::get)
+    MODE.with(Cell::get).nt
 }
 
-/// Runs `f` (a chunk of an execution, on any thread) with the execution's choice.
-pub(crate) fn with<R>(nt: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
+/// Whether the running execution's problem lies beyond its threads' cache share ([`Mode`]).
+#[inline]
+pub(crate) fn beyond() -> bool {
+    #[cfg(test)]
+    if FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    MODE.with(Cell::get).beyond
+}
+
+/// Runs `f` (a chunk of an execution, on any thread) with the execution's mode.
+pub(crate) fn with<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
+    struct Restore(Mode);
     impl Drop for Restore {
         fn drop(&mut self) {
-            NT.with(|c| c.set(self.0));
+            MODE.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(NT.with(|c| c.replace(nt)));
+    let _restore = Restore(MODE.with(|c| c.replace(mode)));
     f()
 }
 
@@ -119,7 +140,7 @@ pub(crate) struct StreamRule {
 /// One execution's choice; hand it back to [`StreamRule::end`].
 #[must_use]
 pub(crate) struct Choice {
-    pub nt: bool,
+    pub mode: Mode,
     /// The trial's clock: (start, threads), when this execution is one of its samples.
     timed: Option<(Instant, usize)>,
 }
@@ -140,27 +161,28 @@ impl StreamRule {
 
     /// Decided per execution: the thread count can change after planning.
     pub(crate) fn begin(&self) -> Choice {
+        let plain = Choice {
+            mode: Mode::default(),
+            timed: None,
+        };
         let Some(trial) = &self.trial else {
-            return Choice {
-                nt: false,
-                timed: None,
-            };
+            return plain;
         };
         let threads = threads::max_threads();
         let llc = llc_share(cache::llc_per_core());
         match zone(self.bytes, threads, cache::l2_per_core(), llc) {
-            Zone::Plain => Choice {
-                nt: false,
-                timed: None,
-            },
+            Zone::Plain => plain,
             Zone::Stream => Choice {
-                nt: true,
+                mode: Mode {
+                    nt: true,
+                    beyond: true,
+                },
                 timed: None,
             },
             Zone::Trial => {
                 let (nt, timed) = trial.begin(threads);
                 Choice {
-                    nt,
+                    mode: Mode { nt, beyond: false },
                     timed: timed.then(|| (Instant::now(), threads)),
                 }
             }
@@ -169,7 +191,7 @@ impl StreamRule {
 
     pub(crate) fn end(&self, c: Choice) {
         if let (Some(trial), Some((start, threads))) = (&self.trial, c.timed) {
-            trial.end(threads, c.nt, start.elapsed());
+            trial.end(threads, c.mode.nt, start.elapsed());
         }
     }
 }
@@ -374,13 +396,21 @@ mod tests {
 
     #[test]
     fn the_choice_reaches_every_chunk() {
-        assert!(!now() || FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed));
-        assert!(with(true, now));
-        let inner = with(true, || with(false, now));
-        assert!(!inner || FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed));
-        assert!(with(true, || {
-            with(false, || ());
-            now()
+        let forced = || FORCE_STREAM.load(std::sync::atomic::Ordering::Relaxed);
+        let (on, off) = (
+            Mode {
+                nt: true,
+                beyond: true,
+            },
+            Mode::default(),
+        );
+        assert!(!now() || forced());
+        assert!(with(on, now) && with(on, beyond));
+        let inner = with(on, || with(off, || now() || beyond()));
+        assert!(!inner || forced());
+        assert!(with(on, || {
+            with(off, || ());
+            now() && beyond()
         }));
     }
 }

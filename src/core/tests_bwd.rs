@@ -1019,6 +1019,56 @@ fn laned_pixel_blocks_match_reference_on_every_isa() {
     }
 }
 
+/// Wide pixels of forward upsampling (`bwd_stream::px_wide` when the execution streams, the
+/// pixel walk otherwise): 64..300 lanes (tails past a multiple of 8 too), nwc / nhwc /
+/// ndhwc, nearest and linear, f32 and bf16 on both sides: the reference's bits on every ISA,
+/// streamed and not.
+#[test]
+fn wide_pixels_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x1DE);
+    let isas = simd::available_isas();
+    for case in 0..24 {
+        // (64 lanes: one `bwd_tiny` chunk, which takes images this size.)
+        let c = match case % 4 {
+            0 => 72,
+            1 => rng.range(65, 140),
+            2 => 256,
+            _ => rng.range(129, 300),
+        };
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        // 2..3x along w: two or more entries a pixel. Over 1024 diff_dst pixels: an image
+        // past `bwd_tiny`'s.
+        let up = |rng: &mut Rng, i: usize| rng.range(i * 2, i * 3);
+        let (fin, fout): (Vec<usize>, Vec<usize>) = match case % 3 {
+            0 => {
+                let i = rng.range(600, 1200);
+                (vec![i], vec![up(&mut rng, i)])
+            }
+            1 => {
+                let (h, i) = (rng.range(12, 20), rng.range(50, 90));
+                (vec![h, i], vec![rng.range(h, 2 * h), up(&mut rng, i)])
+            }
+            _ => {
+                let i = rng.range(30, 50);
+                (vec![3, 4, i], vec![4, 6, up(&mut rng, i)])
+            }
+        };
+        let sdt = rng.pick(&[DataType::F32, DataType::Bf16]);
+        let ddt = rng.pick(&[DataType::F32, DataType::Bf16]);
+        let c = if sdt == DataType::Bf16 { c.max(128) } else { c };
+        let p = channels_last_bwd(alg, c, &fin, &fout, sdt, ddt);
+        match &Plan::new(p.clone()).unwrap().strategy {
+            plan::Strategy::BwdStream(g) if g.wide => {}
+            k => panic!("case {case}: not a wide laned walk ({k:?})\n{p:?}"),
+        }
+        for force in [true, false] {
+            streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+            matches_reference_on(&mut rng, case, &p, &isas);
+            streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 /// Nearest integer upsampling (`bwd_box`): ncw / nchw / ncdhw, `w` by 1 or 2 and the other
 /// axes by 1..4 under the rules that give boxes there (oneDNN, floor) and one that does not
 /// (an off-ratio affine scale, which must be refused), rows of 1..70 (vector tails),
