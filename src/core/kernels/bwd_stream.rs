@@ -1910,12 +1910,43 @@ unsafe fn px_wide<S: Src, const M: usize>(
         }
         if n8 < nl {
             let (s, o) = (src.add(n8 * esz), out.add(n8));
+            px_passes::<S, M>(s, terms, combos, g, i0, i1, pss, nl - n8, o, ostride, esz);
+        }
+    }
+}
+
+/// [`px_small`] over `nl` lanes: 16, 8, then the rest at a time (each its own walk).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn px_passes<S: Src, const M: usize>(
+    src: *const u8,
+    terms: &[Term],
+    combos: &[(u32, u32)],
+    g: &StreamGeom,
+    i0: usize,
+    i1: usize,
+    pss: usize,
+    nl: usize,
+    out: *mut f32,
+    ostride: usize,
+    esz: usize,
+) {
+    // SAFETY: the caller's contract (the plan checked the buffers): every address formed
+    // here lies in the buffers the problem's layouts describe, this call's dst elements
+    // are written by it alone, and vector code runs only on an ISA the CPU has.
+    unsafe {
+        let mut l0 = 0;
+        while l0 < nl {
+            let (s, o) = (src.add(l0 * esz), out.add(l0));
             macro_rules! small {
-                ($c:literal) => {
-                    px_small::<S, M, $c>(s, terms, combos, g, i0, i1, pss, o, ostride)
-                };
+                ($c:literal) => {{
+                    px_small::<S, M, $c>(s, terms, combos, g, i0, i1, pss, o, ostride);
+                    $c
+                }};
             }
-            match nl - n8 {
+            l0 += match nl - l0 {
+                16.. => small!(16),
+                8.. => small!(8),
                 1 => small!(1),
                 2 => small!(2),
                 3 => small!(3),
@@ -1923,7 +1954,7 @@ unsafe fn px_wide<S: Src, const M: usize>(
                 5 => small!(5),
                 6 => small!(6),
                 _ => small!(7),
-            }
+            };
         }
     }
 }
@@ -1957,28 +1988,7 @@ unsafe fn px_row_body<S: Src, const M: usize>(
     unsafe {
         let segs = &g.segs[..];
         if nl < 8 || g.passes {
-            // Pass by pass, lanes 16, 8 and the rest at a time (each its own walk).
-            let mut l0 = 0;
-            while l0 < nl {
-                let (s, o) = (src.add(l0 * esz), out.add(l0));
-                macro_rules! small {
-                    ($c:literal) => {{
-                        px_small::<S, M, $c>(s, terms, combos, g, i0, i1, pss, o, ostride);
-                        $c
-                    }};
-                }
-                l0 += match nl - l0 {
-                    16.. => small!(16),
-                    8.. => small!(8),
-                    1 => small!(1),
-                    2 => small!(2),
-                    3 => small!(3),
-                    4 => small!(4),
-                    5 => small!(5),
-                    6 => small!(6),
-                    _ => small!(7),
-                };
-            }
+            px_passes::<S, M>(src, terms, combos, g, i0, i1, pss, nl, out, ostride, esz);
             return;
         }
         if wide {
