@@ -13,7 +13,7 @@
 //! So: plain within the threads' L2, streamed beyond their sysfs share of the last level
 //! (at most 64 MiB a thread), and in between each problem times both on its first
 //! executions, each kind in a block of its own, and keeps the faster.
-//! A problem beyond the threads' share is memory-bound whatever its stores: the execution's
+//! A problem beyond a core's share is memory-bound whatever its stores: the execution's
 //! [`Mode`] says so too, for kernels with a loop of their own for data coming from memory.
 //! The trial belongs to the problem (a registry keyed by the canonical problem), not to one
 //! plan, so that faces which plan per call (aclnn) also decide once per shape.
@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use super::simd::Isa;
 use super::{cache, threads, Direction, Problem};
 
-/// One execution's stores, and whether its problem lies beyond its threads' share of the
+/// One execution's stores, and whether its problem lies beyond a core's share of the
 /// last-level cache: memory-bound whatever its stores, where kernels that have one take
 /// their loop for data coming from memory (see `bwd_stream::px_wide`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub(crate) fn now() -> bool {
     MODE.with(Cell::get).nt
 }
 
-/// Whether the running execution's problem lies beyond its threads' cache share ([`Mode`]).
+/// Whether the running execution's problem lies beyond a core's cache share ([`Mode`]).
 #[inline]
 pub(crate) fn beyond() -> bool {
     #[cfg(test)]
@@ -161,31 +161,30 @@ impl StreamRule {
 
     /// Decided per execution: the thread count can change after planning.
     pub(crate) fn begin(&self) -> Choice {
-        let plain = Choice {
-            mode: Mode::default(),
-            timed: None,
-        };
         let Some(trial) = &self.trial else {
-            return plain;
+            return Choice {
+                mode: Mode::default(),
+                timed: None,
+            };
         };
         let threads = threads::max_threads();
         let llc = llc_share(cache::llc_per_core());
-        match zone(self.bytes, threads, cache::l2_per_core(), llc) {
-            Zone::Plain => plain,
-            Zone::Stream => Choice {
-                mode: Mode {
-                    nt: true,
-                    beyond: true,
-                },
-                timed: None,
-            },
+        // Beyond one core's share whatever the thread count: the other threads' shares of a
+        // shared cache are not all theirs either (2 threads, Zen 4, 32 MiB L3, nhwc f32
+        // backward of 2x256 50x50 -> 100x100 nearest, 26 MB: 1.55 ms read as from cache,
+        // 0.97 as from memory; 1x128 80x80 -> 160x160, 16 MB: 0.19, 0.22).
+        let beyond = self.bytes > llc;
+        let (nt, timed) = match zone(self.bytes, threads, cache::l2_per_core(), llc) {
+            Zone::Plain => (false, None),
+            Zone::Stream => (true, None),
             Zone::Trial => {
                 let (nt, timed) = trial.begin(threads);
-                Choice {
-                    mode: Mode { nt, beyond: false },
-                    timed: timed.then(|| (Instant::now(), threads)),
-                }
+                (nt, timed.then(|| (Instant::now(), threads)))
             }
+        };
+        Choice {
+            mode: Mode { nt, beyond },
+            timed,
         }
     }
 
