@@ -125,9 +125,9 @@ pub(crate) struct StreamGeom {
     /// (see [`px_small`]) instead of pixel by pixel.
     pub passes: bool,
     /// Laned rows that the pixel walk reads a lane block at a time, jumping between the
-    /// columns and rows of each pixel: pixels of at least [`WIDE_BYTES`] with two or more
-    /// `w` entries each (forward upsampling). Where the problem is memory-bound (beyond the
-    /// cache, see [`crate::core::streaming::Mode`]) they go by [`px_wide`] instead.
+    /// columns and rows of each pixel: pixels of at least [`WIDE_BYTES`] with 1.5 or more
+    /// `w` entries each on average (forward upsampling). Where the problem is memory-bound
+    /// (beyond the cache, see [`crate::core::streaming::Mode`]) they go by [`px_wide`].
     pub wide: bool,
     /// Laned rows pixel by pixel: each diff_src pixel's non-empty `w` lists, in group order
     /// (`pix_segs[pix[iw]..pix[iw + 1]]`), so the walk skips the empty ones (forward
@@ -1825,7 +1825,7 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
 /// once, front to back, as PyTorch's loop does, where the pixel walk reads a lane block of
 /// each column and term row in turn, a pattern the hardware prefetchers follow poorly from
 /// memory. Per element the additions keep the reference's order. `out` is zeroed first;
-/// lanes past the last multiple of 8 go by [`px_small`]. 1 thread, Zen 4 AVX-512, nhwc f32,
+/// lanes past the last multiple of 8 go by [`px_passes`]. 1 thread, Zen 4 AVX-512, nhwc f32,
 /// median ms, pixel walk -> here (PyTorch): nearest 2x256 50x50 <- 100x100 2.8 -> 1.9
 /// (2.0), 1x512 60x60 <- 120x120 5.2 -> 3.9 (4.0), 1x256 100x100 <- 150x150 2.8 -> 2.3
 /// (2.2); linear 2x256 50x50 <- 100x100 5.4 -> 4.4 (4.4). From cache it loses (1x128 80x80
