@@ -29,7 +29,9 @@ use super::{cache, threads, Direction, Problem};
 
 /// One execution's stores, and whether its problem lies beyond a core's share of the
 /// last-level cache: memory-bound whatever its stores, where kernels that have one take
-/// their loop for data coming from memory (see `bwd_stream::px_wide`).
+/// their loop for data coming from memory (see `bwd_stream::px_wide`). Only rules with a
+/// trial say so (an ISA with streamed stores, a problem past the L2): elsewhere `beyond`
+/// stays false, and those kernels keep their cache loop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Mode {
     pub nt: bool,
