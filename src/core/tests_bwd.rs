@@ -4,7 +4,7 @@
 //! downsampling, edge lists longer than the interior's; plus determinism at 1, 2 and 3
 //! threads.
 
-use super::tests::Rng;
+use super::tests::{n_cases, reduced_run, Rng};
 use super::*;
 
 fn fill(rng: &mut Rng, l: &Layout, specials: bool) -> Vec<u8> {
@@ -210,7 +210,7 @@ fn backward_kernels_match_reference_bitwise_on_every_isa() {
     let mut rng = Rng::new(0xB0D);
     let isas = simd::available_isas();
     let mut kinds = std::collections::HashMap::new();
-    for case in 0..1500 {
+    for case in 0..n_cases(1500) {
         let p = random_bwd(&mut rng, false);
         let specials = rng.below(2) == 0;
         let s = fill(&mut rng, &p.src, specials);
@@ -257,7 +257,7 @@ fn backward_kernels_match_reference_bitwise_on_every_isa() {
         ("row table", 100),
     ] {
         assert!(
-            kinds.get(k).copied().unwrap_or(0) > n,
+            reduced_run() || kinds.get(k).copied().unwrap_or(0) > n,
             "kernel {k} barely exercised: {kinds:?}"
         );
     }
@@ -272,7 +272,7 @@ fn tiny_planes_match_reference_on_every_isa() {
     let isas = simd::available_isas();
     let mut kinds = std::collections::HashMap::new();
     let mut wide = 0;
-    for case in 0..800 {
+    for case in 0..n_cases(800) {
         let p = random_bwd(&mut rng, true);
         let kernel = matches_reference_on(&mut rng, case, &p, &isas);
         *kinds.entry(kernel).or_insert(0) += 1;
@@ -283,10 +283,13 @@ fn tiny_planes_match_reference_on_every_isa() {
     }
     let tiny = ["bwd_tiny", "bwd_tiny_transposed"].map(|k| kinds.get(k).copied().unwrap_or(0));
     assert!(
-        tiny[0] + tiny[1] > 400 && tiny[0] > 100,
+        reduced_run() || tiny[0] + tiny[1] > 400 && tiny[0] > 100,
         "bwd_tiny barely exercised: {kinds:?}"
     );
-    assert!(wide > 20, "wide bwd_tiny chunks in {wide} of 800");
+    assert!(
+        reduced_run() || wide > 20,
+        "wide bwd_tiny chunks in {wide} of 800"
+    );
 }
 
 /// Channels-first images past the gathers' size, upsampled (diff_dst the larger) at ratios
@@ -298,7 +301,7 @@ fn transposed_chunks_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x7A25);
     let isas = simd::available_isas();
     let mut kinds = std::collections::BTreeMap::new();
-    for case in 0..160 {
+    for case in 0..n_cases(160) {
         let spatial = rng.range(2, 3);
         let c = rng.pick(&[8, 9, 16, 20, 24]);
         let mut fin = vec![rng.range(1, 2), c];
@@ -335,7 +338,10 @@ fn transposed_chunks_match_reference_on_every_isa() {
                 .get(&(isa, "bwd_tiny_transposed"))
                 .copied()
                 .unwrap_or(0);
-            assert!(n > 50, "bwd_tiny_transposed took {n} of 160: {kinds:?}");
+            assert!(
+                reduced_run() || n > 50,
+                "bwd_tiny_transposed took {n} of 160: {kinds:?}"
+            );
         }
     }
 }
@@ -483,7 +489,7 @@ fn wide_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x51DE);
     let isas = simd::available_isas();
     let (mut planes, mut wide_dd) = (0, 0);
-    for case in 0..150 {
+    for case in 0..n_cases(150) {
         let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
         let depth = rng.below(4) == 0;
         let iw = rng.range(33, 64);
@@ -518,9 +524,12 @@ fn wide_planes_match_reference_on_every_isa() {
         planes += usize::from(kernel == "bwd_planes" || kernel == "bwd_scatter");
         wide_dd += usize::from(kernel == "bwd_planes" && ow > 40);
     }
-    assert!(planes > 75, "bwd_planes took {planes} of 150");
     assert!(
-        wide_dd > 20,
+        reduced_run() || planes > 75,
+        "bwd_planes took {planes} of 150"
+    );
+    assert!(
+        reduced_run() || wide_dd > 20,
         "bwd_planes took {wide_dd} with diff_dst rows over 40"
     );
 }
@@ -604,7 +613,7 @@ fn scattered_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x5CA7);
     let isas = simd::available_isas();
     let mut hits = 0;
-    for case in 0..400 {
+    for case in 0..n_cases(400) {
         let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
         let m = rng.range(1, 3);
         let lead = vec![rng.range(1, 3), rng.range(1, 20)];
@@ -643,7 +652,10 @@ fn scattered_planes_match_reference_on_every_isa() {
         };
         hits += usize::from(matches_reference_on(&mut rng, case, &p, &isas) == "bwd_scatter");
     }
-    assert!(hits > 150, "bwd_scatter took {hits} of 400");
+    assert!(
+        reduced_run() || hits > 150,
+        "bwd_scatter took {hits} of 400"
+    );
 }
 
 /// `bwd_scatter` over channels-last planes of 2 to 7 lanes (nwc / nhwc / ndhwc: each term
@@ -655,7 +667,7 @@ fn channels_last_scattered_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x5CA8);
     let isas = simd::available_isas();
     let mut hits = 0;
-    for case in 0..300 {
+    for case in 0..n_cases(300) {
         let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
         let m = rng.range(1, 3);
         let c = rng.range(2, 7);
@@ -714,7 +726,10 @@ fn channels_last_scattered_planes_match_reference_on_every_isa() {
             assert!(got == want, "case {case}, 2 threads: {p:?}");
         }
     }
-    assert!(hits > 120, "bwd_scatter took {hits} of 300");
+    assert!(
+        reduced_run() || hits > 120,
+        "bwd_scatter took {hits} of 300"
+    );
 }
 
 /// Laned backward rows whose pixels end in a partial vector (lanes not a multiple of 8):
@@ -744,7 +759,10 @@ fn fused_lane_tails_match_reference_on_every_isa() {
             streamed += usize::from(kernel == "bwd_stream_lanes");
         }
     }
-    assert!(streamed >= 18, "laned rows took {streamed} of 22");
+    assert!(
+        reduced_run() || streamed >= 18,
+        "laned rows took {streamed} of 22"
+    );
 }
 
 /// A dense backward problem over `axes` (diff_dst `fout`, diff_src `fin`): diff_src f32,
@@ -790,7 +808,7 @@ fn permuted_rows_match_reference_on_every_isa() {
     let isas = simd::available_isas();
     let mut kinds = std::collections::BTreeMap::new();
     let mut tables = 0;
-    for case in 0..200 {
+    for case in 0..n_cases(200) {
         let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear, Algorithm::Linear]);
         let spatial = rng.range(1, 3);
         let mut fin = vec![rng.range(1, 2), rng.range(1, 3)];
@@ -825,13 +843,16 @@ fn permuted_rows_match_reference_on_every_isa() {
     }
     // Permuted walks (and so their tables) exist on AVX2 and AVX-512 only.
     if isas.contains(&simd::Isa::Avx2) || isas.contains(&simd::Isa::Avx512) {
-        assert!(tables > 20, "row tables in {tables} of 200 cases");
+        assert!(
+            reduced_run() || tables > 20,
+            "row tables in {tables} of 200 cases"
+        );
     }
     for (isa, least) in [(simd::Isa::Avx512, 80), (simd::Isa::Avx2, 20)] {
         if isas.contains(&isa) {
             let n = kinds.get(&(isa, "bwd_stream_perm")).copied().unwrap_or(0);
             assert!(
-                n > least,
+                reduced_run() || n > least,
                 "bwd_stream_perm took {n} of 200 on {isa:?}: {kinds:?}"
             );
         }
@@ -847,7 +868,7 @@ fn large_scattered_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x1A5C);
     let isas = simd::available_isas();
     let mut hits = 0;
-    for case in 0..80 {
+    for case in 0..n_cases(80) {
         let kind = rng.below(4);
         let alg = [
             Algorithm::Linear,
@@ -895,7 +916,7 @@ fn large_scattered_planes_match_reference_on_every_isa() {
         streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
         hits += usize::from(kernel == "bwd_scatter");
     }
-    assert!(hits > 35, "bwd_scatter took {hits} of 80");
+    assert!(reduced_run() || hits > 35, "bwd_scatter took {hits} of 80");
 }
 
 /// Whether `p`'s permuted walk on `isa` has a row table; if so, checks that runs building
@@ -927,7 +948,7 @@ fn sparse_bf16_channels_last_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x5BF);
     let isas = simd::available_isas();
     let mut tiny = 0;
-    for case in 0..60 {
+    for case in 0..n_cases(60) {
         let c = rng.pick(&[16, 32, 48, 64, 128]);
         let (ih, iw) = (rng.range(8, 40), rng.range(8, 40));
         let (oh, ow) = ((ih / rng.range(1, 3)).max(1), (iw / rng.range(2, 3)).max(1));
@@ -942,7 +963,7 @@ fn sparse_bf16_channels_last_match_reference_on_every_isa() {
         );
         tiny += usize::from(matches_reference_on(&mut rng, case, &p, &isas) == "bwd_tiny");
     }
-    assert!(tiny > 30, "bwd_tiny took {tiny} of 60");
+    assert!(reduced_run() || tiny > 30, "bwd_tiny took {tiny} of 60");
 }
 
 /// Laned rows walked by passes (8..24 lanes, few `w` terms a pixel: forward downsampling,
@@ -953,7 +974,7 @@ fn laned_passes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x9A55);
     let isas = simd::available_isas();
     let (mut passes, mut pixels) = (0, 0);
-    for case in 0..24 {
+    for case in 0..n_cases(24) {
         let c = rng.range(8, 24);
         // Forward downsampling or mild upsampling along w (passes), else 2-3x upsampling.
         let out = |rng: &mut Rng, i: usize| match case % 4 {
@@ -989,7 +1010,7 @@ fn laned_passes_match_reference_on_every_isa() {
         matches_reference_on(&mut rng, case, &p, &isas);
     }
     assert!(
-        passes >= 8 && pixels >= 4,
+        reduced_run() || passes >= 8 && pixels >= 4,
         "passes {passes}, pixel by pixel {pixels} of 24"
     );
 }
@@ -1027,7 +1048,7 @@ fn laned_pixel_blocks_match_reference_on_every_isa() {
 fn wide_pixels_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x1DE);
     let isas = simd::available_isas();
-    for case in 0..24 {
+    for case in 0..n_cases(24) {
         // (64 lanes: one `bwd_tiny` chunk, which takes images this size.)
         let c = match case % 4 {
             0 => 72,
@@ -1079,7 +1100,7 @@ fn box_rows_match_reference_on_every_isa() {
     let mut rng = Rng::new(0xB0C5);
     let isas = simd::available_isas();
     let mut kinds = std::collections::BTreeMap::new();
-    for case in 0..300 {
+    for case in 0..n_cases(300) {
         let spatial = rng.range(1, 3);
         let mut fin = vec![rng.range(1, 2), rng.range(1, 5)];
         let mut fout = fin.clone();
@@ -1151,8 +1172,14 @@ fn box_rows_match_reference_on_every_isa() {
             simd::Isa::Base => assert_eq!(n, 0, "{kinds:?}"),
             // Refused: off-ratio affine rules, every axis 1:1 (the flat walk), and on NEON
             // bf16 diff_dst.
-            simd::Isa::Neon => assert!(n > 80, "bwd_box took {n} of 300: {kinds:?}"),
-            _ => assert!(n > 100, "bwd_box took {n} of 300 on {isa:?}: {kinds:?}"),
+            simd::Isa::Neon => assert!(
+                reduced_run() || n > 80,
+                "bwd_box took {n} of 300: {kinds:?}"
+            ),
+            _ => assert!(
+                reduced_run() || n > 100,
+                "bwd_box took {n} of 300 on {isa:?}: {kinds:?}"
+            ),
         }
     }
 }
@@ -1167,7 +1194,7 @@ fn repeating_rows_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x2E9E);
     let isas = simd::available_isas();
     let mut kinds = std::collections::BTreeMap::new();
-    for case in 0..300 {
+    for case in 0..n_cases(300) {
         let spatial = rng.range(1, 3);
         let mut fin = vec![rng.range(1, 2), rng.range(1, 3)];
         let mut fout = fin.clone();
@@ -1202,13 +1229,19 @@ fn repeating_rows_match_reference_on_every_isa() {
             .get(&(simd::Isa::Avx512, "bwd_repeat"))
             .copied()
             .unwrap_or(0);
-        assert!(n > 70, "bwd_repeat took {n} of 300: {kinds:?}");
+        assert!(
+            reduced_run() || n > 70,
+            "bwd_repeat took {n} of 300: {kinds:?}"
+        );
     }
     if isas.contains(&simd::Isa::Avx2) {
         let n = kinds
             .get(&(simd::Isa::Avx2, "bwd_pairs"))
             .copied()
             .unwrap_or(0);
-        assert!(n > 70, "bwd_pairs took {n} of 300: {kinds:?}");
+        assert!(
+            reduced_run() || n > 70,
+            "bwd_pairs took {n} of 300: {kinds:?}"
+        );
     }
 }

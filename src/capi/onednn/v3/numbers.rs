@@ -6,8 +6,9 @@
 
 use std::ffi::c_int;
 
-use super::super::postops::{ALG_V3_HARDSIGMOID, ALG_V3_HARDSWISH, ALG_V3_SOFT_RELU};
-use super::super::types::*;
+// Paths from the crate root: the test build of libresample compiles this file as another module.
+use crate::capi::onednn::postops::{ALG_V3_HARDSIGMOID, ALG_V3_HARDSWISH, ALG_V3_SOFT_RELU};
+use crate::capi::onednn::types::*;
 
 /// 3.2 data types 2.6 lacks; creatable descriptors, refused by every primitive.
 pub(crate) const V3_F64: dnnl_data_type_t = 7;
