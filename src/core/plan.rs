@@ -60,6 +60,9 @@ impl Strategy {
             Strategy::BwdRows(_) => "bwd_rows",
             Strategy::BwdStream(ref g) if g.flat.is_some() => "bwd_stream_flat",
             Strategy::BwdStream(ref g) if g.lane.is_some() => "bwd_stream_lanes",
+            Strategy::BwdStream(ref g) if g.perm.as_ref().is_some_and(|pm| pm.together) => {
+                "bwd_perm_rows"
+            }
             Strategy::BwdStream(ref g) if g.perm.as_ref().is_some_and(|pm| pm.repeat.is_some()) => {
                 "bwd_repeat"
             }

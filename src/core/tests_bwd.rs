@@ -1242,3 +1242,66 @@ fn repeating_rows_match_reference_on_every_isa() {
         );
     }
 }
+
+/// Short rows of whole AVX-512 blocks (16 or 32 diff_src elements, nchw-like, f32 diff_dst)
+/// summed four rows at a time (`bwd_perm_rows`): 2x and other ratios along the row, 1..2
+/// other resampled axes (so rows whose combos differ, at the clamped edges, break a batch),
+/// any diff_src type, several channels (batches cross planes) and thread splits: the
+/// reference's bits on every ISA, and the batched walk was taken.
+#[test]
+fn short_rows_go_four_at_a_time() {
+    let mut rng = Rng::new(0x4205);
+    let isas = simd::available_isas();
+    let mut hits = 0;
+    let mut kinds = std::collections::BTreeMap::new();
+    let cases = n_cases(120);
+    for case in 0..cases {
+        let spatial = rng.range(2, 3);
+        let mut fin = vec![rng.range(1, 2), rng.range(1, 5)];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(5);
+        for k in 0..spatial {
+            let (i, o) = if k + 1 == spatial {
+                let i = rng.pick(&[16, 32]);
+                let o = match rng.below(4) {
+                    0 | 1 => 2 * i,
+                    2 => i + rng.range(1, i),
+                    _ => rng.range(i / 2, 2 * i),
+                };
+                (i, o)
+            } else if k + 2 == spatial {
+                // Planes too large for the plane walk's step tables.
+                let i = rng.range(48, 96);
+                let o = match rng.below(3) {
+                    0 => 2 * i,
+                    1 => i + rng.range(1, i),
+                    _ => rng.range(i / 2, 2 * i),
+                };
+                (i, o)
+            } else {
+                (rng.range(1, 4), rng.range(1, 8))
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(random_rule(&mut rng, flavour, i, o, true));
+        }
+        let mut p = dense_bwd(&mut rng, Algorithm::Linear, axes, &fin, &fout, flavour);
+        p.src = Layout {
+            offset: p.src.offset,
+            ..Layout::dense(DataType::F32, &fout)
+        };
+        matches_reference_on(&mut rng, case, &p, &isas);
+        if isas.contains(&simd::Isa::Avx512) {
+            let plan = Plan::with_isa(p.clone(), simd::Isa::Avx512).unwrap();
+            hits += usize::from(plan.kernel_name() == "bwd_perm_rows");
+            *kinds.entry(plan.kernel_name()).or_insert(0) += 1;
+        }
+    }
+    if isas.contains(&simd::Isa::Avx512) {
+        assert!(
+            reduced_run() || hits * 4 > cases,
+            "bwd_perm_rows took {hits} of {cases}: {kinds:?}"
+        );
+    }
+}

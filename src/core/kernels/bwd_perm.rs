@@ -15,6 +15,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::super::dtype::bf16_to_f32;
+use super::super::dtype::DataType;
 use super::super::simd::Isa;
 use super::bwd_stream::Segs;
 #[cfg(target_arch = "x86_64")]
@@ -78,6 +79,28 @@ pub(crate) struct Perm {
     pub repeat: Option<super::bwd_repeat::Repeat>,
     /// AVX2: the 2x stretch as even and odd columns (see [`super::bwd_repeat::Pairs`]).
     pub pairs: Option<super::bwd_repeat::Pairs>,
+    /// diff_src elements per row.
+    pub n_in: usize,
+    /// Rows go [`rows`] at a time (set by the walk: [`Perm::fits_rows`] and a row table).
+    pub together: bool,
+}
+
+impl Perm {
+    /// Whether rows should go several at a time ([`rows`]) rather than one by one ([`row`]):
+    /// short AVX-512 rows of whole blocks over f32 diff_dst. A row of one or two blocks has few
+    /// chains of additions to overlap, and the repeating walk sums its clamped edges lane by
+    /// lane, as long as its blocks take. 1 thread, Sapphire Rapids (a noisy VM: medians of
+    /// 9 alternating rounds, two runs), nchw linear, one by one -> together, ms: 8x256 32x32
+    /// <- 64x64 12.7 -> 11.3 and 10.8 -> 9.3, 1x16 same 0.086 -> 0.073; no gain at 16x16
+    /// <- 32x32 or on AVX2; slower for bf16 (the edge windows' copies: 18.2 -> 23.7), a part
+    /// block (8x256 20x20 <- 40x40: 5.8 -> 7.8) and four blocks (8x64 56x56 <- 112x112: 6.3
+    /// -> 7.0).
+    pub(crate) fn fits_rows(&self, src: DataType) -> bool {
+        self.isa == Isa::Avx512
+            && src == DataType::F32
+            && self.nblk <= 2
+            && self.n_in.is_multiple_of(self.lanes)
+    }
 }
 
 /// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
@@ -202,6 +225,8 @@ fn blocks_of(
         step,
         repeat,
         pairs,
+        n_in,
+        together: false,
     })
 }
 
@@ -259,6 +284,103 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
     }
 }
 
+/// `R` diff_src rows at once, block by block: chain `r` is row `r` (`pos[r]` from `src[r]`
+/// into `out[r]`), all with the same `combos`. One block's slot tables serve all rows and
+/// their chains of additions overlap, where a row alone has few blocks to overlap and sums
+/// its clamped edges lane by lane ([`super::bwd_repeat`]).
+///
+/// # Safety
+/// As [`row`], for every row.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn rows<const M: usize, const LIN: bool, const BF: bool, const R: usize>(
+    src: [*const u8; R],
+    perm: &Perm,
+    segs: &[Segs],
+    combos: &[(u32, u32)],
+    pos: [&[Term]; R],
+    out: [*mut f32; R],
+    n_in: usize,
+) {
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512<const M: usize, const LIN: bool, const BF: bool, const R: usize>(
+        src: [*const u8; R],
+        perm: &Perm,
+        segs: &[Segs],
+        combos: &[(u32, u32)],
+        pos: [&[Term]; R],
+        out: [*mut f32; R],
+        n_in: usize,
+    ) {
+        // SAFETY: the caller's.
+        unsafe { rows_body::<M, LIN, BF, R, true>(src, perm, segs, combos, pos, out, n_in) }
+    }
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<const M: usize, const LIN: bool, const BF: bool, const R: usize>(
+        src: [*const u8; R],
+        perm: &Perm,
+        segs: &[Segs],
+        combos: &[(u32, u32)],
+        pos: [&[Term]; R],
+        out: [*mut f32; R],
+        n_in: usize,
+    ) {
+        // SAFETY: the caller's.
+        unsafe { rows_body::<M, LIN, BF, R, false>(src, perm, segs, combos, pos, out, n_in) }
+    }
+    // SAFETY: the caller's; each variant runs on the ISA the tables were planned for.
+    unsafe {
+        if perm.isa == Isa::Avx512 {
+            avx512::<M, LIN, BF, R>(src, perm, segs, combos, pos, out, n_in)
+        } else {
+            avx2::<M, LIN, BF, R>(src, perm, segs, combos, pos, out, n_in)
+        }
+    }
+}
+
+/// [`rows`]' walk over blocks; `W`: the AVX-512 block kernel, else the AVX2 one.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn rows_body<
+    const M: usize,
+    const LIN: bool,
+    const BF: bool,
+    const R: usize,
+    const W: bool,
+>(
+    src: [*const u8; R],
+    perm: &Perm,
+    segs: &[Segs],
+    combos: &[(u32, u32)],
+    pos: [&[Term]; R],
+    out: [*mut f32; R],
+    n_in: usize,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        for blk in 0..perm.nblk {
+            if perm.wide[blk] {
+                let l = perm.lanes;
+                for r in 0..R {
+                    let lanes = blk * l..(blk * l + l).min(n_in);
+                    wide_block::<M, LIN, BF>(src[r], segs, combos, pos[r], out[r], lanes);
+                }
+                continue;
+            }
+            let c = Chains::<R> {
+                src,
+                pos,
+                out,
+                blk: [blk; R],
+            };
+            if W {
+                blocks_avx512::<M, LIN, BF, R, true>(perm, &c, combos, n_in)
+            } else {
+                blocks_avx2::<M, LIN, BF, R, true>(perm, &c, combos, n_in)
+            }
+        }
+    }
+}
+
 /// [`row`]'s walk over blocks; `W`: the AVX-512 block kernel, else the AVX2 one.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -298,13 +420,19 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
             }
             let k = perm.step[blk] as usize;
             macro_rules! by_isa {
-                ($k:literal) => {
+                ($k:literal) => {{
+                    let c = Chains::<$k> {
+                        src: [src; $k],
+                        pos: [pos; $k],
+                        out: [out; $k],
+                        blk: std::array::from_fn(|k| blk + k),
+                    };
                     if W {
-                        blocks_avx512::<M, LIN, BF, $k>(src, perm, blk, combos, pos, out, n_in)
+                        blocks_avx512::<M, LIN, BF, $k, false>(perm, &c, combos, n_in)
                     } else {
-                        blocks_avx2::<M, LIN, BF, $k>(src, perm, blk, combos, pos, out, n_in)
+                        blocks_avx2::<M, LIN, BF, $k, false>(perm, &c, combos, n_in)
                     }
-                };
+                }};
             }
             match k {
                 4 => by_isa!(4),
@@ -317,20 +445,36 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
     }
 }
 
-/// Blocks `blk..blk + K` (same slot counts), their sums into `out`.
+/// `K` chains of additions run together (their latencies overlap): chain `k` sums block
+/// `blk[k]` of the row whose positions are `pos[k]` (offsets from `src[k]`) into `out[k]`.
+/// All chains' rows have the same combos and their blocks the same slot counts and sharing:
+/// one row's blocks (see [`Perm::step`]) or one block of several rows ([`rows`]).
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Chains<'a, const K: usize> {
+    pub src: [*const u8; K],
+    pub pos: [&'a [Term]; K],
+    pub out: [*mut f32; K],
+    pub blk: [usize; K],
+}
+
+/// The chains' blocks, their sums into their rows; `ONE`: all chains are one block (its
+/// slot tables are read once for all).
 ///
 /// # Safety
-/// As [`row`].
+/// As [`row`], for every chain's row.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn blocks_avx512<const M: usize, const LIN: bool, const BF: bool, const K: usize>(
-    src: *const u8,
+unsafe fn blocks_avx512<
+    const M: usize,
+    const LIN: bool,
+    const BF: bool,
+    const K: usize,
+    const ONE: bool,
+>(
     perm: &Perm,
-    blk: usize,
+    c: &Chains<'_, K>,
     combos: &[(u32, u32)],
-    pos: &[Term],
-    out: *mut f32,
     n_in: usize,
 ) {
     use std::arch::x86_64::*;
@@ -340,14 +484,14 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const BF: bool, const K
         for &(p0, p1) in combos {
             let (p0, p1) = (p0 as usize, p1 as usize);
             for g in &perm.groups {
-                let b = g.blocks[blk];
+                let b = g.blocks[c.blk[0]];
                 let n = (b.e1 - b.e0) as usize;
                 if n == 0 {
                     continue;
                 }
-                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
+                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[c.blk[k]].e0 as usize);
                 // Masked loads: lanes past the row are not read (bf16: copied out).
-                let window = |row: usize, sl: &Slot| {
+                let window = |src: *const u8, row: usize, sl: &Slot| {
                     let at = row + sl.ws as usize;
                     if BF {
                         let r = (src as *const u16).wrapping_add(at);
@@ -380,32 +524,44 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const BF: bool, const K
                 };
                 let shared = b.shared;
                 // Fixed slot counts unroll (the loop branches cost as much as the work).
+                let ix_of = |sl: &Slot| {
+                    _mm512_cvtepu8_epi32(_mm_loadu_si128(sl.idx.as_ptr() as *const __m128i))
+                };
                 macro_rules! body {
                     ($n:expr) => {
-                        for p in &pos[p0..p1] {
-                            let row = p.off;
+                        for q in p0..p1 {
+                            let p: [&Term; K] = std::array::from_fn(|k| c.pos[k].get_unchecked(q));
                             let mut win: [(__m512, __m512); K] = std::array::from_fn(|k| {
                                 if shared {
-                                    window(row, g.slots.get_unchecked(e0[k]))
+                                    window(c.src[k], p[k].off, g.slots.get_unchecked(e0[k]))
                                 } else {
                                     (_mm512_setzero_ps(), _mm512_setzero_ps())
                                 }
                             });
                             for j in 0..$n {
+                                let one = g.slots.get_unchecked(e0[0] + j);
+                                let (ix1, w1) = (ix_of(one), _mm512_load_ps(one.w.as_ptr()));
                                 for k in 0..K {
-                                    let sl = g.slots.get_unchecked(e0[k] + j);
+                                    let sl = if ONE {
+                                        one
+                                    } else {
+                                        g.slots.get_unchecked(e0[k] + j)
+                                    };
                                     if !shared {
-                                        win[k] = window(row, sl);
+                                        win[k] = window(c.src[k], p[k].off, sl);
                                     }
-                                    let ix = _mm512_cvtepu8_epi32(_mm_loadu_si128(
-                                        sl.idx.as_ptr() as *const __m128i
-                                    ));
+                                    let ix = if ONE { ix1 } else { ix_of(sl) };
                                     let mut x = _mm512_permutex2var_ps(win[k].0, ix, win[k].1);
-                                    for &wa in &p.w[..M] {
+                                    for &wa in &p[k].w[..M] {
                                         x = _mm512_mul_ps(x, _mm512_set1_ps(wa));
                                     }
                                     if LIN {
-                                        x = _mm512_mul_ps(x, _mm512_load_ps(sl.w.as_ptr()));
+                                        let w = if ONE {
+                                            w1
+                                        } else {
+                                            _mm512_load_ps(sl.w.as_ptr())
+                                        };
+                                        x = _mm512_mul_ps(x, w);
                                     }
                                     acc[k] = _mm512_mask_add_ps(acc[k], sl.mask, acc[k], x);
                                 }
@@ -422,12 +578,12 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const BF: bool, const K
             }
         }
         for (k, a) in acc.iter().enumerate() {
-            let o = (blk + k) * perm.lanes;
+            let o = c.blk[k] * perm.lanes;
             let n = (n_in - o).min(perm.lanes);
             if n == B {
-                _mm512_storeu_ps(out.add(o), *a);
+                _mm512_storeu_ps(c.out[k].add(o), *a);
             } else {
-                _mm512_mask_storeu_ps(out.add(o), ((1u32 << n) - 1) as u16, *a);
+                _mm512_mask_storeu_ps(c.out[k].add(o), ((1u32 << n) - 1) as u16, *a);
             }
         }
     }
@@ -437,17 +593,20 @@ unsafe fn blocks_avx512<const M: usize, const LIN: bool, const BF: bool, const K
 /// two halves permuted and blended on the index's bit 3, its lanes added by a blend.
 ///
 /// # Safety
-/// As [`row`], on AVX2.
+/// As [`row`], on AVX2, for every chain's row.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: usize>(
-    src: *const u8,
+unsafe fn blocks_avx2<
+    const M: usize,
+    const LIN: bool,
+    const BF: bool,
+    const K: usize,
+    const ONE: bool,
+>(
     perm: &Perm,
-    blk: usize,
+    c: &Chains<'_, K>,
     combos: &[(u32, u32)],
-    pos: &[Term],
-    out: *mut f32,
     n_in: usize,
 ) {
     use std::arch::x86_64::*;
@@ -464,15 +623,15 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: 
         for &(p0, p1) in combos {
             let (p0, p1) = (p0 as usize, p1 as usize);
             for g in &perm.groups {
-                let b = g.blocks[blk];
+                let b = g.blocks[c.blk[0]];
                 let n = (b.e1 - b.e0) as usize;
                 if n == 0 {
                     continue;
                 }
-                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
+                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[c.blk[k]].e0 as usize);
                 // Masked loads: lanes past the row are not read (the halves' valid lanes
                 // are leading ones).
-                let window = |row: usize, sl: &Slot| {
+                let window = |src: *const u8, row: usize, sl: &Slot| {
                     let at = row + sl.ws as usize;
                     if BF {
                         let r = (src as *const u16).wrapping_add(at);
@@ -507,40 +666,54 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: 
                     }
                 };
                 let shared = b.shared;
+                let ix_of = |sl: &Slot| {
+                    _mm256_cvtepu8_epi32(_mm_loadl_epi64(sl.idx.as_ptr() as *const __m128i))
+                };
                 macro_rules! body {
                     ($n:expr) => {
-                        for p in &pos[p0..p1] {
-                            let row = p.off;
+                        for q in p0..p1 {
+                            let p: [&Term; K] = std::array::from_fn(|k| c.pos[k].get_unchecked(q));
                             let mut win: [(__m256, __m256); K] = std::array::from_fn(|k| {
                                 if shared {
-                                    window(row, g.slots.get_unchecked(e0[k]))
+                                    window(c.src[k], p[k].off, g.slots.get_unchecked(e0[k]))
                                 } else {
                                     (_mm256_setzero_ps(), _mm256_setzero_ps())
                                 }
                             });
                             for j in 0..$n {
+                                let one = g.slots.get_unchecked(e0[0] + j);
+                                let (ix1, w1, m1) =
+                                    (ix_of(one), _mm256_load_ps(one.w.as_ptr()), lanes(one.mask));
                                 for k in 0..K {
-                                    let sl = g.slots.get_unchecked(e0[k] + j);
+                                    let sl = if ONE {
+                                        one
+                                    } else {
+                                        g.slots.get_unchecked(e0[k] + j)
+                                    };
                                     if !shared {
-                                        win[k] = window(row, sl);
+                                        win[k] = window(c.src[k], p[k].off, sl);
                                     }
-                                    let ix = _mm256_cvtepu8_epi32(_mm_loadl_epi64(
-                                        sl.idx.as_ptr() as *const __m128i
-                                    ));
+                                    let ix = if ONE { ix1 } else { ix_of(sl) };
                                     let upper = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(ix));
                                     let mut x = _mm256_blendv_ps(
                                         _mm256_permutevar8x32_ps(win[k].0, ix),
                                         _mm256_permutevar8x32_ps(win[k].1, ix),
                                         upper,
                                     );
-                                    for &wa in &p.w[..M] {
+                                    for &wa in &p[k].w[..M] {
                                         x = _mm256_mul_ps(x, _mm256_set1_ps(wa));
                                     }
                                     if LIN {
-                                        x = _mm256_mul_ps(x, _mm256_load_ps(sl.w.as_ptr()));
+                                        let w = if ONE {
+                                            w1
+                                        } else {
+                                            _mm256_load_ps(sl.w.as_ptr())
+                                        };
+                                        x = _mm256_mul_ps(x, w);
                                     }
                                     let add = _mm256_add_ps(acc[k], x);
-                                    acc[k] = _mm256_blendv_ps(acc[k], add, lanes(sl.mask));
+                                    let m = if ONE { m1 } else { lanes(sl.mask) };
+                                    acc[k] = _mm256_blendv_ps(acc[k], add, m);
                                 }
                             }
                         }
@@ -555,13 +728,13 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: 
             }
         }
         for (k, a) in acc.iter().enumerate() {
-            let o = (blk + k) * perm.lanes;
+            let o = c.blk[k] * perm.lanes;
             let n = (n_in - o).min(perm.lanes);
             if n == 8 {
-                _mm256_storeu_ps(out.add(o), *a);
+                _mm256_storeu_ps(c.out[k].add(o), *a);
             } else {
                 let keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), iota);
-                _mm256_maskstore_ps(out.add(o), keep, *a);
+                _mm256_maskstore_ps(c.out[k].add(o), keep, *a);
             }
         }
     }

@@ -664,7 +664,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     let unrolled = segs
         .iter()
         .all(|sg| sg.uniform.is_some() || sg.scatter.is_some());
-    let perm = (lane.is_none()
+    let mut perm = (lane.is_none()
         && matches!(s.dtype, DataType::F32 | DataType::Bf16)
         && !(nearest && unrolled))
         .then(|| super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w]))
@@ -701,6 +701,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     let rows = (perm.is_some() || lane.is_some())
         .then(|| RowTable::new(t, &s.strides, &others, &d.dims))
         .flatten();
+    if let Some(pm) = perm.as_mut() {
+        pm.together = rows.is_some() && pm.fits_rows(s.dtype);
+    }
     let (pix, pix_segs) = match &lane {
         Some(_) if !passes => pixel_lists(&segs, d.dims[w]),
         _ => (Vec::new(), Vec::new()),
@@ -985,7 +988,13 @@ impl ReadAhead {
     }
 }
 
-/// [`unlaned`] by permuted windows (see [`super::bwd_perm`]).
+/// Rows summed together by [`permuted`] (see [`super::bwd_perm::rows`]).
+#[cfg(target_arch = "x86_64")]
+const ROWS: usize = 4;
+
+/// [`unlaned`] by permuted windows (see [`super::bwd_perm`]). Where the tables say so
+/// ([`super::bwd_perm::Perm::together`]), runs whose terms come from the row table and have
+/// the same combos go [`ROWS`] at a time.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 unsafe fn permuted(
@@ -998,7 +1007,7 @@ unsafe fn permuted(
     start: usize,
     end: usize,
 ) {
-    use super::bwd_perm::row;
+    use super::bwd_perm::{row, rows};
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and the kernel runs on the ISA its tables were planned for (the plan's).
@@ -1008,36 +1017,27 @@ unsafe fn permuted(
         let m = ra.len();
         let n_in = d.dims[g.w];
         let lin = p.alg != Algorithm::Nearest;
+        let bf = s.dtype == DataType::Bf16;
         let in_place = d.dtype == DataType::F32 && aligned(b.dst);
-        let mut acc = AlignedBuf::<f32>::zeroed(if in_place { 0 } else { n_in });
+        let mut acc = AlignedBuf::<f32>::zeroed(if in_place { 0 } else { n_in * ROWS });
+        // Row `r`'s sums when they are converted after (not in place).
+        let accp = acc.as_mut_ptr();
+        let sums = |r: usize| std::slice::from_raw_parts(accp.add(r * n_in), n_in);
         let (mut terms, mut combos) = (Vec::new(), Vec::new());
         let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0)], start);
         let mut ahead = ReadAhead::new(s.dims[g.w] * s.dtype.size());
-        for _ in start..end {
-            let idx = runs.pos;
-            let (doff, sbase) = (runs.doff, runs.sbase);
-            runs.advance();
-            if zero_if_empty(t, ra, &idx[..rank], b.dst, doff, n_in, d.dtype) {
-                continue;
-            }
-            let (src, combos, terms) = run_terms(
-                p,
-                t,
-                g,
-                ra,
-                &idx[..rank],
-                sbase,
-                b.src,
-                &mut terms,
-                &mut combos,
-            );
+        // One row alone.
+        let one = |ahead: &mut ReadAhead,
+                   src: *const u8,
+                   combos: &[(u32, u32)],
+                   terms: &[Term],
+                   doff: usize| {
             ahead.rows(src, s.dtype.size(), terms);
             let out = if in_place {
                 (b.dst as *mut f32).add(doff)
             } else {
-                acc.as_mut_ptr()
+                accp
             };
-            let bf = s.dtype == DataType::Bf16;
             macro_rules! by_dt {
                 ($m:literal, $lin:literal) => {
                     if bf {
@@ -1054,8 +1054,105 @@ unsafe fn permuted(
                 _ => by_dt!(2, true),
             }
             if !in_place {
-                simd::store_contiguous(d.dtype, p.numerics, &acc, b.dst.add(doff * d.dtype.size()));
+                let a = sums(0);
+                simd::store_contiguous(d.dtype, p.numerics, a, b.dst.add(doff * d.dtype.size()));
             }
+        };
+        let mut at = start;
+        while at < end {
+            let idx = runs.pos;
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            at += 1;
+            if zero_if_empty(t, ra, &idx[..rank], b.dst, doff, n_in, d.dtype) {
+                continue;
+            }
+            let out_at = |doff: usize, r: usize| {
+                if in_place {
+                    (b.dst as *mut f32).add(doff)
+                } else {
+                    accp.add(r * n_in)
+                }
+            };
+            if let Some(rt) = g
+                .rows
+                .as_ref()
+                .filter(|_| pm.together && end - at >= ROWS - 1)
+            {
+                // The next runs join this one while they share its combos.
+                let (c0, t0) = rt.get(ra, &idx[..rank]);
+                let mut batch = [(doff, sbase, t0); ROWS];
+                let mut n = 1;
+                while n < ROWS {
+                    let (ci, ti) = rt.get(ra, &runs.pos[..rank]);
+                    if ci != c0
+                        || ra
+                            .iter()
+                            .any(|&a| t.bwd[a].as_ref().unwrap().receives_nothing(runs.pos[a]))
+                    {
+                        break;
+                    }
+                    batch[n] = (runs.doff, runs.sbase, ti);
+                    runs.advance();
+                    at += 1;
+                    n += 1;
+                }
+                if n == ROWS {
+                    let srcs = batch.map(|(_, sb, _)| b.src.add(sb * s.dtype.size()));
+                    for (k, tm) in batch.iter().enumerate() {
+                        ahead.rows(srcs[k], s.dtype.size(), tm.2);
+                    }
+                    let pos = batch.map(|x| x.2);
+                    let outs: [*mut f32; ROWS] = std::array::from_fn(|r| out_at(batch[r].0, r));
+                    macro_rules! by_dt {
+                        ($m:literal, $lin:literal) => {
+                            if bf {
+                                rows::<$m, $lin, true, ROWS>(srcs, pm, &g.segs, c0, pos, outs, n_in)
+                            } else {
+                                rows::<$m, $lin, false, ROWS>(
+                                    srcs, pm, &g.segs, c0, pos, outs, n_in,
+                                )
+                            }
+                        };
+                    }
+                    match (m, lin) {
+                        (_, false) => by_dt!(0, false),
+                        (0, true) => by_dt!(0, true),
+                        (1, true) => by_dt!(1, true),
+                        _ => by_dt!(2, true),
+                    }
+                    if !in_place {
+                        for (r, x) in batch.iter().enumerate() {
+                            let a = sums(r);
+                            simd::store_contiguous(
+                                d.dtype,
+                                p.numerics,
+                                a,
+                                b.dst.add(x.0 * d.dtype.size()),
+                            );
+                        }
+                    }
+                    continue;
+                }
+                // Fewer: one by one.
+                for &(doff, sbase, tm) in &batch[..n] {
+                    let src = b.src.add(sbase * s.dtype.size());
+                    one(&mut ahead, src, c0, tm, doff);
+                }
+                continue;
+            }
+            let (src, combos, terms) = run_terms(
+                p,
+                t,
+                g,
+                ra,
+                &idx[..rank],
+                sbase,
+                b.src,
+                &mut terms,
+                &mut combos,
+            );
+            one(&mut ahead, src, combos, terms, doff);
         }
     }
 }
