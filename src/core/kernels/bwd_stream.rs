@@ -1077,7 +1077,7 @@ unsafe fn permuted(
             if let Some(rt) = g
                 .rows
                 .as_ref()
-                .filter(|_| pm.together && end - at >= ROWS - 1)
+                .filter(|_| pm.together && !bf && end - at >= ROWS - 1)
             {
                 // The next runs join this one while they share its combos.
                 let (c0, t0) = rt.get(ra, &idx[..rank]);
@@ -1104,22 +1104,18 @@ unsafe fn permuted(
                     }
                     let pos = batch.map(|x| x.2);
                     let outs: [*mut f32; ROWS] = std::array::from_fn(|r| out_at(batch[r].0, r));
-                    macro_rules! by_dt {
-                        ($m:literal, $lin:literal) => {
-                            if bf {
-                                rows::<$m, $lin, true, ROWS>(srcs, pm, &g.segs, c0, pos, outs, n_in)
-                            } else {
-                                rows::<$m, $lin, false, ROWS>(
-                                    srcs, pm, &g.segs, c0, pos, outs, n_in,
-                                )
-                            }
-                        };
-                    }
+                    // (f32 diff_dst only: see `Perm::fits_rows`.)
                     match (m, lin) {
-                        (_, false) => by_dt!(0, false),
-                        (0, true) => by_dt!(0, true),
-                        (1, true) => by_dt!(1, true),
-                        _ => by_dt!(2, true),
+                        (_, false) => {
+                            rows::<0, false, false, ROWS>(srcs, pm, &g.segs, c0, pos, outs, n_in)
+                        }
+                        (0, true) => {
+                            rows::<0, true, false, ROWS>(srcs, pm, &g.segs, c0, pos, outs, n_in)
+                        }
+                        (1, true) => {
+                            rows::<1, true, false, ROWS>(srcs, pm, &g.segs, c0, pos, outs, n_in)
+                        }
+                        _ => rows::<2, true, false, ROWS>(srcs, pm, &g.segs, c0, pos, outs, n_in),
                     }
                     if !in_place {
                         for (r, x) in batch.iter().enumerate() {
