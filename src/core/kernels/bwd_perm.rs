@@ -287,11 +287,13 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
 /// `R` diff_src rows at once, block by block: chain `r` is row `r` (`pos[r]` from `src[r]`
 /// into `out[r]`), all with the same `combos`. One block's slot tables serve all rows and
 /// their chains of additions overlap, where a row alone has few blocks to overlap and sums
-/// its clamped edges lane by lane ([`super::bwd_repeat`]).
+/// its clamped edges lane by lane ([`super::bwd_repeat`]). AVX-512 tables only (see
+/// [`Perm::fits_rows`]).
 ///
 /// # Safety
-/// As [`row`], for every row.
+/// As [`row`], for every row; `perm.isa` is AVX-512.
 #[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn rows<const M: usize, const LIN: bool, const BF: bool, const R: usize>(
     src: [*const u8; R],
     perm: &Perm,
@@ -301,60 +303,7 @@ pub(crate) unsafe fn rows<const M: usize, const LIN: bool, const BF: bool, const
     out: [*mut f32; R],
     n_in: usize,
 ) {
-    #[target_feature(enable = "avx512f")]
-    unsafe fn avx512<const M: usize, const LIN: bool, const BF: bool, const R: usize>(
-        src: [*const u8; R],
-        perm: &Perm,
-        segs: &[Segs],
-        combos: &[(u32, u32)],
-        pos: [&[Term]; R],
-        out: [*mut f32; R],
-        n_in: usize,
-    ) {
-        // SAFETY: the caller's.
-        unsafe { rows_body::<M, LIN, BF, R, true>(src, perm, segs, combos, pos, out, n_in) }
-    }
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2<const M: usize, const LIN: bool, const BF: bool, const R: usize>(
-        src: [*const u8; R],
-        perm: &Perm,
-        segs: &[Segs],
-        combos: &[(u32, u32)],
-        pos: [&[Term]; R],
-        out: [*mut f32; R],
-        n_in: usize,
-    ) {
-        // SAFETY: the caller's.
-        unsafe { rows_body::<M, LIN, BF, R, false>(src, perm, segs, combos, pos, out, n_in) }
-    }
-    // SAFETY: the caller's; each variant runs on the ISA the tables were planned for.
-    unsafe {
-        if perm.isa == Isa::Avx512 {
-            avx512::<M, LIN, BF, R>(src, perm, segs, combos, pos, out, n_in)
-        } else {
-            avx2::<M, LIN, BF, R>(src, perm, segs, combos, pos, out, n_in)
-        }
-    }
-}
-
-/// [`rows`]' walk over blocks; `W`: the AVX-512 block kernel, else the AVX2 one.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn rows_body<
-    const M: usize,
-    const LIN: bool,
-    const BF: bool,
-    const R: usize,
-    const W: bool,
->(
-    src: [*const u8; R],
-    perm: &Perm,
-    segs: &[Segs],
-    combos: &[(u32, u32)],
-    pos: [&[Term]; R],
-    out: [*mut f32; R],
-    n_in: usize,
-) {
+    debug_assert_eq!(perm.isa, Isa::Avx512);
     // SAFETY: the caller's.
     unsafe {
         for blk in 0..perm.nblk {
@@ -372,11 +321,7 @@ unsafe fn rows_body<
                 out,
                 blk: [blk; R],
             };
-            if W {
-                blocks_avx512::<M, LIN, BF, R, true>(perm, &c, combos, n_in)
-            } else {
-                blocks_avx2::<M, LIN, BF, R, true>(perm, &c, combos, n_in)
-            }
+            blocks_avx512::<M, LIN, BF, R, true>(perm, &c, combos, n_in);
         }
     }
 }
@@ -420,19 +365,19 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
             }
             let k = perm.step[blk] as usize;
             macro_rules! by_isa {
-                ($k:literal) => {{
-                    let c = Chains::<$k> {
-                        src: [src; $k],
-                        pos: [pos; $k],
-                        out: [out; $k],
-                        blk: std::array::from_fn(|k| blk + k),
-                    };
+                ($k:literal) => {
                     if W {
+                        let c = Chains::<$k> {
+                            src: [src; $k],
+                            pos: [pos; $k],
+                            out: [out; $k],
+                            blk: std::array::from_fn(|k| blk + k),
+                        };
                         blocks_avx512::<M, LIN, BF, $k, false>(perm, &c, combos, n_in)
                     } else {
-                        blocks_avx2::<M, LIN, BF, $k, false>(perm, &c, combos, n_in)
+                        blocks_avx2::<M, LIN, BF, $k>(src, perm, blk, combos, pos, out, n_in)
                     }
-                }};
+                };
             }
             match k {
                 4 => by_isa!(4),
@@ -539,6 +484,8 @@ unsafe fn blocks_avx512<
                                 }
                             });
                             for j in 0..$n {
+                                // `ONE`: the block's slot, read once for all chains
+                                // (otherwise unused, and compiled away).
                                 let one = g.slots.get_unchecked(e0[0] + j);
                                 let (ix1, w1) = (ix_of(one), _mm512_load_ps(one.w.as_ptr()));
                                 for k in 0..K {
@@ -593,20 +540,17 @@ unsafe fn blocks_avx512<
 /// two halves permuted and blended on the index's bit 3, its lanes added by a blend.
 ///
 /// # Safety
-/// As [`row`], on AVX2, for every chain's row.
+/// As [`row`], on AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn blocks_avx2<
-    const M: usize,
-    const LIN: bool,
-    const BF: bool,
-    const K: usize,
-    const ONE: bool,
->(
+unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: usize>(
+    src: *const u8,
     perm: &Perm,
-    c: &Chains<'_, K>,
+    blk: usize,
     combos: &[(u32, u32)],
+    pos: &[Term],
+    out: *mut f32,
     n_in: usize,
 ) {
     use std::arch::x86_64::*;
@@ -623,15 +567,15 @@ unsafe fn blocks_avx2<
         for &(p0, p1) in combos {
             let (p0, p1) = (p0 as usize, p1 as usize);
             for g in &perm.groups {
-                let b = g.blocks[c.blk[0]];
+                let b = g.blocks[blk];
                 let n = (b.e1 - b.e0) as usize;
                 if n == 0 {
                     continue;
                 }
-                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[c.blk[k]].e0 as usize);
+                let e0: [usize; K] = std::array::from_fn(|k| g.blocks[blk + k].e0 as usize);
                 // Masked loads: lanes past the row are not read (the halves' valid lanes
                 // are leading ones).
-                let window = |src: *const u8, row: usize, sl: &Slot| {
+                let window = |row: usize, sl: &Slot| {
                     let at = row + sl.ws as usize;
                     if BF {
                         let r = (src as *const u16).wrapping_add(at);
@@ -666,54 +610,40 @@ unsafe fn blocks_avx2<
                     }
                 };
                 let shared = b.shared;
-                let ix_of = |sl: &Slot| {
-                    _mm256_cvtepu8_epi32(_mm_loadl_epi64(sl.idx.as_ptr() as *const __m128i))
-                };
                 macro_rules! body {
                     ($n:expr) => {
-                        for q in p0..p1 {
-                            let p: [&Term; K] = std::array::from_fn(|k| c.pos[k].get_unchecked(q));
+                        for p in &pos[p0..p1] {
+                            let row = p.off;
                             let mut win: [(__m256, __m256); K] = std::array::from_fn(|k| {
                                 if shared {
-                                    window(c.src[k], p[k].off, g.slots.get_unchecked(e0[k]))
+                                    window(row, g.slots.get_unchecked(e0[k]))
                                 } else {
                                     (_mm256_setzero_ps(), _mm256_setzero_ps())
                                 }
                             });
                             for j in 0..$n {
-                                let one = g.slots.get_unchecked(e0[0] + j);
-                                let (ix1, w1, m1) =
-                                    (ix_of(one), _mm256_load_ps(one.w.as_ptr()), lanes(one.mask));
                                 for k in 0..K {
-                                    let sl = if ONE {
-                                        one
-                                    } else {
-                                        g.slots.get_unchecked(e0[k] + j)
-                                    };
+                                    let sl = g.slots.get_unchecked(e0[k] + j);
                                     if !shared {
-                                        win[k] = window(c.src[k], p[k].off, sl);
+                                        win[k] = window(row, sl);
                                     }
-                                    let ix = if ONE { ix1 } else { ix_of(sl) };
+                                    let ix = _mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                                        sl.idx.as_ptr() as *const __m128i
+                                    ));
                                     let upper = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(ix));
                                     let mut x = _mm256_blendv_ps(
                                         _mm256_permutevar8x32_ps(win[k].0, ix),
                                         _mm256_permutevar8x32_ps(win[k].1, ix),
                                         upper,
                                     );
-                                    for &wa in &p[k].w[..M] {
+                                    for &wa in &p.w[..M] {
                                         x = _mm256_mul_ps(x, _mm256_set1_ps(wa));
                                     }
                                     if LIN {
-                                        let w = if ONE {
-                                            w1
-                                        } else {
-                                            _mm256_load_ps(sl.w.as_ptr())
-                                        };
-                                        x = _mm256_mul_ps(x, w);
+                                        x = _mm256_mul_ps(x, _mm256_load_ps(sl.w.as_ptr()));
                                     }
                                     let add = _mm256_add_ps(acc[k], x);
-                                    let m = if ONE { m1 } else { lanes(sl.mask) };
-                                    acc[k] = _mm256_blendv_ps(acc[k], add, m);
+                                    acc[k] = _mm256_blendv_ps(acc[k], add, lanes(sl.mask));
                                 }
                             }
                         }
@@ -728,13 +658,13 @@ unsafe fn blocks_avx2<
             }
         }
         for (k, a) in acc.iter().enumerate() {
-            let o = c.blk[k] * perm.lanes;
+            let o = (blk + k) * perm.lanes;
             let n = (n_in - o).min(perm.lanes);
             if n == 8 {
-                _mm256_storeu_ps(c.out[k].add(o), *a);
+                _mm256_storeu_ps(out.add(o), *a);
             } else {
                 let keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), iota);
-                _mm256_maskstore_ps(c.out[k].add(o), keep, *a);
+                _mm256_maskstore_ps(out.add(o), keep, *a);
             }
         }
     }

@@ -799,6 +799,13 @@ pub(super) fn lists<'a>(
     true
 }
 
+/// Whether another resampled axis gives the diff_src row at `idx` nothing.
+#[inline]
+fn receives_nothing(t: &Tables, ra: &[usize], idx: &[usize]) -> bool {
+    ra.iter()
+        .any(|&a| t.bwd[a].as_ref().unwrap().receives_nothing(idx[a]))
+}
+
 /// Zeroes the diff_src row at `doff` (`n` elements of `dt`) when another resampled axis
 /// gives it nothing at `idx` (downsampling past the taps): no lists to walk, no sums
 /// (nearest nchw 8x16 23x19x13 <- 8x35x26, two thirds of the rows empty: f32 1.52 -> 1.41
@@ -813,9 +820,7 @@ unsafe fn zero_if_empty(
     n: usize,
     dt: DataType,
 ) -> bool {
-    let empty = ra
-        .iter()
-        .any(|&a| t.bwd[a].as_ref().unwrap().receives_nothing(idx[a]));
+    let empty = receives_nothing(t, ra, idx);
     if empty {
         // SAFETY: the caller's row, `n` elements of `dt` at `doff`, written by it alone;
         // zero bits are zero in every type.
@@ -1085,11 +1090,7 @@ unsafe fn permuted(
                 let mut n = 1;
                 while n < ROWS {
                     let (ci, ti) = rt.get(ra, &runs.pos[..rank]);
-                    if ci != c0
-                        || ra
-                            .iter()
-                            .any(|&a| t.bwd[a].as_ref().unwrap().receives_nothing(runs.pos[a]))
-                    {
+                    if ci != c0 || receives_nothing(t, ra, &runs.pos[..rank]) {
                         break;
                     }
                     batch[n] = (runs.doff, runs.sbase, ti);
