@@ -87,13 +87,18 @@ pub(crate) fn with<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
 /// their speed only once the output is cached again, after a few executions in a row (1
 /// thread, Intel Xeon, ms per execution of nhwc f32 4x40 40x64->80x128 linear: plain after
 /// streamed 0.93-1.0, plain in a row 0.76 0.65 0.48 0.45, streamed 0.6; 8x64 56->112: plain
-/// 4.8 5.1 3.6 2.7 2.2 1.9 1.9, streamed 1.8). Plain is kept when the median of its block,
-/// begun cold, beats the best streamed execution: a caller alternating this problem with
-/// other work pays that warm-up every time (in the benchmark's alternating rounds the 8x64
-/// problem took 1.9 ms plain, 1.5 streamed). The blocks are short: a benchmark timing a
-/// few executions of each problem counts the trial's slower ones.
+/// 4.8 5.1 3.6 2.7 2.2 1.9 1.9, streamed 1.8). Plain is kept when the median of its block
+/// beats the best streamed execution. The block begins after one untimed plain execution
+/// (the streamed ones left no output line cached; counting that one too made the choice a
+/// coin flip where plain wins once warm: nchw f32 16x64 24x24->48x48 linear, 12 MB, plain
+/// 1.37 1.12 0.78 0.69 0.69 after streamed 0.83, then 0.7 plain or 0.8-0.94 streamed),
+/// and is still partly cold: a caller alternating a larger problem with other work pays
+/// that warm-up every time (in the benchmark's alternating rounds the 8x64 problem took
+/// 1.9 ms plain, 1.5 streamed). The blocks are short: a benchmark timing a few executions
+/// of each problem counts the trial's slower ones.
 const WARMUP: u32 = 1;
 const STREAMED: u32 = 3;
+const REWARM: u32 = 1;
 const PLAIN: u32 = 5;
 /// Bytes per thread beyond which a problem streams whatever the LLC share: no cache keeps
 /// an output that large from call to call among other work (HWC f32 HD linear, 119 MiB on a
@@ -269,7 +274,8 @@ impl Trial {
         s.begun = n.saturating_add(1);
         match n.checked_sub(WARMUP) {
             Some(k) if k < STREAMED => (true, true),
-            Some(k) if k < STREAMED + PLAIN => (false, true),
+            Some(k) if k < STREAMED + REWARM => (false, false),
+            Some(k) if k < STREAMED + REWARM + PLAIN => (false, true),
             // Warm-up, or samples still running on other threads.
             _ => (false, false),
         }
@@ -339,7 +345,7 @@ mod tests {
     fn settle(t: &Trial, threads: usize, plain_ms: &[u64], nt_ms: u64) -> Vec<bool> {
         let mut kinds = Vec::new();
         let mut plain = 0;
-        for _ in 0..(WARMUP + STREAMED + PLAIN + 2) {
+        for _ in 0..(WARMUP + STREAMED + REWARM + PLAIN + 2) {
             let (nt, timed) = t.begin(threads);
             kinds.push(nt);
             if timed {
@@ -361,12 +367,12 @@ mod tests {
         let tr = Trial::default();
         // Plain slower from the start: streamed once three plain runs have lost.
         let kinds = settle(&tr, 1, &[100, 99, 98], 50);
-        assert_eq!(kinds, [f, t, t, t, f, f, f, t, t, t, t]);
+        assert_eq!(kinds, [f, t, t, t, f, f, f, f, t, t, t, t]);
         assert_eq!(tr.decided(1), Some(true));
         // Another thread count decides on its own: plain warming up quickly wins the
         // block's majority.
         let kinds = settle(&tr, 2, &[350, 120, 110], 160);
-        assert_eq!(kinds, [f, t, t, t, f, f, f, f, f, f, f]);
+        assert_eq!(kinds, [f, t, t, t, f, f, f, f, f, f, f, f]);
         assert_eq!(tr.decided(2), Some(false));
         assert_eq!(tr.decided(1), Some(true));
         // Plain that ends up as fast only after most of its block loses.
@@ -379,7 +385,7 @@ mod tests {
         assert_eq!(tr.decided(1), Some(true));
         // Executions begun but not yet ended do not decide.
         let tr = Trial::default();
-        for _ in 0..WARMUP + STREAMED + PLAIN {
+        for _ in 0..WARMUP + STREAMED + REWARM + PLAIN {
             let _ = tr.begin(1);
         }
         assert_eq!(tr.begin(1), (false, false));

@@ -1534,17 +1534,29 @@ fn planes_match_reference_bitwise() {
                     _ => {}
                 }
             }
-            let mut fast = vec![0xA5u8; n];
-            plan.execute(&sbuf, &mut fast, &[]).unwrap();
-            if bf16_specials {
-                bf16_nans_as_one(&mut fast);
-                bf16_nans_as_one(&mut slow);
-            }
-            if let Some(i) = nan_blind_difference(&mut fast, &mut slow, ddt) {
-                panic!(
-                    "case {case} {isa:?} {}: {sdt:?}->{ddt:?} {sdims:?} -> {ddims:?} {rule:?}: at byte {i}",
-                    plan.kernel_name(),
-                );
+            // Through the cache, then (every other case) streamed with dst aligned to a
+            // line and 4 bytes past one.
+            let streamed: &[_] = match plan.kernel_name() == "planes" && case % 2 == 0 {
+                true => &[(false, 0), (true, 0), (true, 4)],
+                false => &[(false, 0)],
+            };
+            for &(force, off) in streamed {
+                let mut raw = vec![0xA5u8; n + 68];
+                let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
+                let fast = &mut raw[at..at + n];
+                streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+                plan.execute(&sbuf, fast, &[]).unwrap();
+                streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+                if bf16_specials {
+                    bf16_nans_as_one(fast);
+                    bf16_nans_as_one(&mut slow);
+                }
+                if let Some(i) = nan_blind_difference(fast, &mut slow, ddt) {
+                    panic!(
+                        "case {case} {isa:?} {} streamed {force} at {off}: {sdt:?}->{ddt:?} {sdims:?} -> {ddims:?} {rule:?}: at byte {i}",
+                        plan.kernel_name(),
+                    );
+                }
             }
         }
     }

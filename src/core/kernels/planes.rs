@@ -680,6 +680,9 @@ pub(crate) unsafe fn run(
     });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
+    // Outputs beyond the cache go out with streamed stores (`streaming`): the f32 permute
+    // path in bf16 writes its own.
+    let stream = crate::core::streaming::now() && !bf16;
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
     // The depth taps of the `k` planes from `runs` along the depth axis (src offsets of
     // their two source planes' bases, from the source base they share, and weights), for
@@ -807,16 +810,31 @@ pub(crate) unsafe fn run(
                     }
                 }
             };
-            if ddt == DataType::F32 {
+            if ddt == DataType::F32 && !stream {
                 planes((bufs.dst as *mut f32).add(doff));
+            } else if ddt == DataType::F32 {
+                // Streamed: the planes built in a cache-resident buffer at dst's offset in
+                // its line, then copied out past the cache (no read for ownership).
+                let dp = bufs.dst.add(doff * 4);
+                let sp = simd::scratch_like(&mut dconv, dp, n * out_n);
+                planes(sp);
+                simd::stream_copy(sp as *const u8, dp, n * out_n * 4);
             } else {
                 if dconv.len() < n * out_n {
                     dconv.resize(n * out_n);
                 }
                 planes(dconv.as_mut_ptr());
                 let dp = bufs.dst.add(doff * ddt.size());
-                simd::store_contiguous(ddt, p.numerics, &dconv[..n * out_n], dp);
+                let vals = &dconv[..n * out_n];
+                match stream {
+                    true => simd::store_contiguous_nt(ddt, p.numerics, vals, dp),
+                    false => simd::store_contiguous(ddt, p.numerics, vals, dp),
+                }
             }
         }
+    }
+    if stream {
+        // The non-temporal stores must be visible before this chunk is reported done.
+        simd::store_fence();
     }
 }
