@@ -346,6 +346,58 @@ fn transposed_chunks_match_reference_on_every_isa() {
     }
 }
 
+/// 3-D channels-first images whose transposed chunk needs up to half a core's L2 cache
+/// (`bwd_tiny::max_transposed`; 2-D ones stop at 400 KiB): the reference's bits on every
+/// ISA, and the transposed walk taken for most of those that fit on x86 vector ISAs.
+#[test]
+fn large_3d_images_go_transposed() {
+    let mut rng = Rng::new(0x3D7A);
+    let isas = simd::available_isas();
+    // diff_dst elements a chunk of 8 f32 lanes may span.
+    let cap = (crate::core::cache::l2_per_core() / 2).max(400 << 10) / 32;
+    let (mut fits, mut hits) = (0, std::collections::BTreeMap::new());
+    for case in 0..n_cases(12) {
+        let c = rng.pick(&[8, 9, 16]);
+        let mut fin = vec![1, c];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(5);
+        for _ in 0..3 {
+            let i = rng.range(8, 14);
+            let o = match rng.below(3) {
+                0 => 2 * i,
+                1 => i * 5 / 2,
+                _ => rng.range(i + 1, 3 * i),
+            };
+            fin.push(i);
+            fout.push(o);
+            axes.push(random_rule(&mut rng, flavour, i, o, true));
+        }
+        let dd: usize = fout[2..].iter().product();
+        if dd > 12800 && dd <= cap {
+            fits += 1;
+        }
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear, Algorithm::Linear]);
+        let p = dense_bwd(&mut rng, alg, axes, &fin, &fout, flavour);
+        matches_reference_on(&mut rng, case, &p, &isas);
+        for &isa in &isas {
+            let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
+            if name == "bwd_tiny_transposed" && dd > 12800 {
+                *hits.entry(isa).or_insert(0) += 1;
+            }
+        }
+    }
+    for isa in isas {
+        if matches!(isa, simd::Isa::Avx2 | simd::Isa::Avx512) {
+            let n = hits.get(&isa).copied().unwrap_or(0);
+            assert!(
+                reduced_run() || 2 * n >= fits,
+                "{isa:?}: transposed {n} of {fits} large 3-D images that fit"
+            );
+        }
+    }
+}
+
 /// The benchmark's backward shapes (scaled down) at 1, 2 and 3 threads: same bytes.
 #[test]
 fn backward_kernels_are_deterministic_across_threads() {
