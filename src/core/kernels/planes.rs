@@ -680,8 +680,8 @@ pub(crate) unsafe fn run(
     });
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
-    // Outputs beyond the cache go out with streamed stores (`streaming`): the f32 permute
-    // path in bf16 writes its own.
+    // Outputs beyond the cache go out with streamed stores (`streaming`); the fused bf16
+    // path stores its vectors itself, through the cache.
     let stream = crate::core::streaming::now() && !bf16;
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
     // The depth taps of the `k` planes from `runs` along the depth axis (src offsets of
