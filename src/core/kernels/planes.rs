@@ -673,11 +673,8 @@ pub(crate) unsafe fn run(
         (false, None) => g.span,
         (false, Some(_)) => depth_planes * g.span,
     });
-    let mut dconv = AlignedBuf::<f32>::zeroed(if ddt == DataType::F32 || bf16 {
-        0
-    } else {
-        out_n
-    });
+    // The output planes of non-f32 or streamed batches (grown by `simd::scratch_like`).
+    let mut dconv = AlignedBuf::<f32>::zeroed(0);
     let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0), (g.h, 1, 0, 0)], start);
     let mut r = start;
     // Outputs beyond the cache go out with streamed stores (`streaming`); the fused bf16
@@ -812,20 +809,13 @@ pub(crate) unsafe fn run(
             };
             if ddt == DataType::F32 && !stream {
                 planes((bufs.dst as *mut f32).add(doff));
-            } else if ddt == DataType::F32 {
-                // Streamed: the planes built in a cache-resident buffer at dst's offset in
-                // its line, then copied out past the cache (no read for ownership).
-                let dp = bufs.dst.add(doff * 4);
+            } else {
+                // Through a cache-resident buffer, converted or streamed on the way out; at
+                // dst's offset within its line, as a streamed f32 copy needs.
+                let dp = bufs.dst.add(doff * ddt.size());
                 let sp = simd::scratch_like(&mut dconv, dp, n * out_n);
                 planes(sp);
-                simd::stream_copy(sp as *const u8, dp, n * out_n * 4);
-            } else {
-                if dconv.len() < n * out_n {
-                    dconv.resize(n * out_n);
-                }
-                planes(dconv.as_mut_ptr());
-                let dp = bufs.dst.add(doff * ddt.size());
-                let vals = &dconv[..n * out_n];
+                let vals = std::slice::from_raw_parts(sp, n * out_n);
                 match stream {
                     true => simd::store_contiguous_nt(ddt, p.numerics, vals, dp),
                     false => simd::store_contiguous(ddt, p.numerics, vals, dp),
