@@ -147,11 +147,11 @@ impl RawRow<'_> {
 
 /// Copies a row of `n` 4-byte pixels that [`simd::gather_raw`] has just written, piece by
 /// piece as it stored them (vectors of 16 on AVX-512, of 8 on AVX2, then the last few): each
-/// vector load then meets one store still in the store buffer. A copy whose loads spanned two of those
-/// stores waited for them to reach the cache (nchw f32 1x48 94x54->187x163 nearest, 1 thread,
-/// plain stores: the copies of repeated rows were a third of the time). Storing each gathered
-/// vector to every dst row of its src row instead lost where rows are long (2x16 300x200 ->
-/// 640x410: 5.8 -> 7.5 ms, two or three write streams at once).
+/// vector load then meets one store still in the store buffer. A copy whose loads spanned
+/// two of those stores waited for them to reach the cache (nchw f32 1x48 94x54->187x163
+/// nearest, 1 thread, plain stores: the copies of repeated rows were a third of the time).
+/// Storing each gathered vector to every dst row of its src row instead lost where rows are
+/// long (2x16 300x200 -> 640x410: 5.8 -> 7.5 ms, two or three write streams at once).
 ///
 /// # Safety
 /// `n` elements readable at `src`, writable at `dst`, apart.
