@@ -2612,6 +2612,91 @@ fn lerp_rows_match_reference_bitwise() {
     );
 }
 
+/// f32 linear rows with nothing to blend (1-D, or H an identity axis) read in place
+/// (`lerp_rows`, rows of 256 columns and more): blocks inside the src row, the rest and the
+/// tail from the buffer, on every ISA, up and down, gaps between rows, any dst type,
+/// streamed and not: the reference's bits.
+#[test]
+fn in_place_lerp_rows_match_reference_bitwise() {
+    use crate::core::plan::Strategy;
+    let mut rng = Rng::new(20261203);
+    let isas = crate::core::simd::available_isas();
+    let mut fused = 0;
+    for case in 0..n_cases(150) {
+        let (n, c) = (rng.range(1, 2), rng.range(1, 3));
+        let h = if rng.below(3) == 0 {
+            rng.range(1, 5)
+        } else {
+            0
+        };
+        let iw = rng.range(256, 3000);
+        let ow = rng.range((iw / 3).max(65), 2 * iw);
+        let (mut fin, mut fout) = (vec![n, c], vec![n, c]);
+        let mut axes = vec![AxisRule::Identity, AxisRule::Identity];
+        if h > 0 {
+            fin.push(h);
+            fout.push(h);
+            axes.push(AxisRule::Identity);
+        }
+        fin.push(iw);
+        fout.push(ow);
+        axes.push(linear_rule(&mut rng, iw, ow));
+        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::U8]);
+        let gaps = |rng: &mut Rng, dt: DataType, dims: &[usize]| {
+            let mut l = Layout::dense(dt, dims);
+            if rng.below(2) == 0 {
+                let (r, pad) = (dims.len(), rng.pick(&[1, 3, 16]));
+                for a in 0..r - 1 {
+                    l.strides[a] = l.strides[a] / dims[r - 1] * (dims[r - 1] + pad);
+                }
+                l.offset = rng.below(20);
+            }
+            l
+        };
+        let (src, dst) = (
+            gaps(&mut rng, DataType::F32, &fin),
+            gaps(&mut rng, ddt, &fout),
+        );
+        let (p, sbuf) = linear_case(&mut rng, axes, &src, &dst);
+        let bytes = dst.span_bytes().unwrap();
+        let mut slow = vec![0xA5u8; bytes];
+        let mut raw = vec![0u8; bytes + 64];
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if isa == isas[0] {
+                plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
+            }
+            if let Strategy::Rows(g) = &plan.strategy {
+                fused += g.lerp_rows(&p).is_some() as usize;
+            }
+            for (force, off) in [(false, 0), (true, 0), (false, 4)] {
+                streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+                let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
+                let fast = &mut raw[at..at + bytes];
+                fast.fill(0xA5);
+                plan.execute(&sbuf, fast, &[]).unwrap();
+                streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+                let mut want = slow.clone();
+                if let Some(i) = nan_blind_difference(fast, &mut want, ddt) {
+                    panic!(
+                        "case {case} {isa:?} {} streamed {force} offset {off}: at byte {i}\n{:?}",
+                        plan.kernel_name(),
+                        plan.problem()
+                    );
+                }
+            }
+        }
+    }
+    let vector = isas
+        .iter()
+        .filter(|&&i| i != crate::core::simd::Isa::Base)
+        .count();
+    assert!(
+        reduced_run() || vector == 0 || fused > 100 * vector,
+        "runs of rows in one call: {fused} plans"
+    );
+}
+
 /// u8 / s8 linear rows with dyadic weights (kernels/dyadic.rs) against the reference on
 /// every ISA, streamed and not: nchw and channels-last rows of 1..8 elements a pixel, W and
 /// H up by 2, 4 and 8, down by 2, unchanged, 1-D and 3-D problems, odd row lengths (the

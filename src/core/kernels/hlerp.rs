@@ -346,6 +346,22 @@ pub(crate) struct Tile {
 }
 
 impl PermTable {
+    /// For a row of `n` readable columns: the leading full blocks whose windows lie inside
+    /// it (they can read the row where it is, with no [`SLACK`] after it), and the first
+    /// column the other blocks and the tail read (`n` when there are none).
+    pub(crate) fn inside(&self, n: usize) -> (usize, usize) {
+        let (l, b1) = (self.lanes, &self.base1);
+        let fits = |k: usize| {
+            self.base[k] as usize + 2 * l <= n && b1.get(k).is_none_or(|&b| b as usize + l <= n)
+        };
+        let ks = (0..self.base.len()).take_while(|&k| fits(k)).count();
+        let rest = self.base[ks..]
+            .iter()
+            .chain(b1.get(ks..).unwrap_or_default());
+        let first = rest.chain(&self.tail.i0).chain(&self.tail.i1).min();
+        (ks, first.map_or(n, |&c| (c as usize).min(n)))
+    }
+
     /// Tiles of about `per` outputs (whole blocks; the last one takes the tail).
     pub(crate) fn tiles(&self, per: usize) -> Vec<Tile> {
         let blocks = self.base.len();

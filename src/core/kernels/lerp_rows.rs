@@ -34,7 +34,16 @@ pub(super) struct Run<'a> {
     /// `(element size, bytes)`: prefetch the src rows of the row `AHEAD` rows on, this many
     /// bytes from each corner's first column (sources larger than a core's cache share).
     pub prefetch: Option<(usize, usize)>,
+    /// An f32 source within a core's L2: rows with nothing to blend read it in place.
+    pub in_place: bool,
 }
+
+/// Shortest row (columns) read in place ([`Run::in_place`]); shorter ones lose more to the
+/// second pass over the blocks than the copy costs. 1 thread, AVX-512, in place / copied:
+/// ncw f32 1x4 6808->2269 0.69, 1x8 2000->700 0.82-0.92, 2x16 600->1200 0.87-0.89, 2x16
+/// 300->100 0.93; 1x32 151->300 1.01-1.13, 4x16 80->170 1.07. Sources beyond the L2 lost
+/// (nchw 4x16 100x300->100x150 1.48, 8x64 56x56->56x112 1.17): the copy streams them.
+const IN_PLACE_MIN: usize = 256;
 
 /// Rows ahead whose src rows [`Run::prefetch`] fetches.
 const AHEAD: usize = 4;
@@ -237,6 +246,11 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
         let (offs, w) = (&base.offs, &base.w);
         // At most three blended axes, the row axis one of them where it has taps.
         debug_assert!(base.m + usize::from(run.h.is_some()) <= 3);
+        // An f32 row with nothing to blend is the src row itself: the blocks whose windows
+        // lie inside it read it there, and only the columns the rest read are copied to the
+        // buffer. AVX2 row pairs read the padded column -1: those rows take the buffer.
+        let inside = (run.in_place && base.m == 0 && p.row_pairs.is_none() && n >= IN_PLACE_MIN)
+            .then(|| p.inside(n));
         for i in 0..rows {
             let oh = run.oh0 + i;
             let (ii, ww) = match run.h {
@@ -253,6 +267,20 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
                 Some(&i1) => (at, i1 as usize * run.hs + run.lo, ww[0], ww[1]),
                 None => (at, 0, 1.0, 0.0),
             };
+            let out = run.out.add(i * run.od);
+            if let (Some((ks, c0)), false) = (inside, ii.len() > 1) {
+                let at = px.0 + offs[0];
+                hlerp::blocks((src as *const f32).add(at), t, p, out, 0, ks, 0, nt);
+                if c0 < n {
+                    B::row::<0, false>(src, offs, w, (px.0 + c0, 0, 1.0, 0.0), r.add(c0), n - c0);
+                }
+                hlerp::blocks(r, t, p, out.add(ks * p.step), ks, full, 0, nt);
+                if tail > 0 {
+                    let o = std::slice::from_raw_parts_mut(out.add(full * p.step), tail);
+                    simd::gather2(r, &p.tail, o);
+                }
+                continue;
+            }
             match (base.m, ii.len() > 1) {
                 (0, false) => B::row::<0, false>(src, offs, w, px, r, n),
                 (0, true) => B::row::<1, true>(src, offs, w, px, r, n),
@@ -261,7 +289,6 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
                 (_, false) => B::row::<2, false>(src, offs, w, px, r, n),
                 (_, true) => B::row::<3, true>(src, offs, w, px, r, n),
             }
-            let out = run.out.add(i * run.od);
             match &p.row_pairs {
                 // Only AVX2 tables have them.
                 #[cfg(target_arch = "x86_64")]

@@ -145,65 +145,6 @@ impl RawRow<'_> {
     }
 }
 
-/// Copies a row of `n` 4-byte pixels that [`simd::gather_raw`] has just written, piece by
-/// piece as it stored them (vectors of 16 on AVX-512, of 8 on AVX2, then the last few): each
-/// vector load then meets one store still in the store buffer. A copy whose loads spanned
-/// two of those stores waited for them to reach the cache (nchw f32 1x48 94x54->187x163
-/// nearest, 1 thread, plain stores: the copies of repeated rows were a third of the time).
-/// Storing each gathered vector to every dst row of its src row instead lost where rows are
-/// long (2x16 300x200 -> 640x410: 5.8 -> 7.5 ms, two or three write streams at once).
-///
-/// # Safety
-/// `n` elements readable at `src`, writable at `dst`, apart.
-unsafe fn copy_gathered(src: *const u8, dst: *mut u8, n: usize) {
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn avx512(src: *const u8, dst: *mut u8, n: usize) -> usize {
-        use std::arch::x86_64::*;
-        let mut o = 0;
-        // SAFETY: the caller's; every piece lies in the row.
-        unsafe {
-            while o + 8 <= n {
-                let (s, d) = (src.add(4 * o), dst.add(4 * o));
-                if o + 16 <= n {
-                    _mm512_storeu_si512(d as *mut _, _mm512_loadu_si512(s as *const _));
-                    o += 16;
-                } else {
-                    _mm256_storeu_si256(d as *mut _, _mm256_loadu_si256(s as *const _));
-                    o += 8;
-                }
-            }
-        }
-        o
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2(src: *const u8, dst: *mut u8, n: usize) -> usize {
-        use std::arch::x86_64::*;
-        let mut o = 0;
-        // SAFETY: the caller's; every piece lies in the row.
-        unsafe {
-            while o + 8 <= n {
-                let (s, d) = (src.add(4 * o), dst.add(4 * o));
-                _mm256_storeu_si256(d as *mut _, _mm256_loadu_si256(s as *const _));
-                o += 8;
-            }
-        }
-        o
-    }
-    // SAFETY: the caller's; each variant runs on an ISA the CPU has.
-    unsafe {
-        let o = match simd::isa() {
-            #[cfg(target_arch = "x86_64")]
-            simd::Isa::Avx512 => avx512(src, dst, n),
-            #[cfg(target_arch = "x86_64")]
-            simd::Isa::Avx2 => avx2(src, dst, n),
-            _ => 0,
-        };
-        std::ptr::copy_nonoverlapping(src.add(4 * o), dst.add(4 * o), 4 * (n - o));
-    }
-}
-
 /// Dst rows one streamed byte permute of a src row writes at most (more repeats of a row
 /// take another pass over it).
 const SHARED_ROWS: usize = 8;
@@ -817,7 +758,7 @@ pub(crate) unsafe fn rows(
                         (false, Some((pr, pd))) if pr == r0 => {
                             let from = b.dst.add(pd * dsz);
                             if row.gathers_words() {
-                                copy_gathered(from, dp, n / 4);
+                                simd::copy_gathered32(from, dp, n / 4);
                             } else {
                                 images::copy_row(from, dp, n);
                             }
@@ -844,6 +785,9 @@ pub(crate) unsafe fn rows(
                     out: first as *mut f32,
                     od: hd,
                     prefetch: prefetch.then_some((ssz, row_bytes)),
+                    in_place: s.dtype == DataType::F32
+                        && s.span_bytes()
+                            .is_some_and(|b| b <= crate::core::cache::l2_per_core()),
                 };
                 let n = oh_hi - oh_lo;
                 // f32 rows go straight to dst: streamed from registers where every row
@@ -1246,27 +1190,6 @@ unsafe fn bwd_rows_typed<S: Src>(
             }
             idx[w] = 0;
             finish(p, b, &out, doff, &mut idx[..rank], w);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::core::simd;
-
-    #[test]
-    fn gathered_rows_copy_every_element_on_every_isa() {
-        let src: Vec<u32> = (0..200u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-        for isa in simd::available_isas() {
-            for n in [0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 31, 163, 200] {
-                let mut dst = vec![7u32; n + 3];
-                // SAFETY: `n` elements at both, apart.
-                simd::with_isa(isa, || unsafe {
-                    super::copy_gathered(src.as_ptr() as *const u8, dst.as_mut_ptr() as *mut u8, n)
-                });
-                assert_eq!(dst[..n], src[..n], "{isa:?} n {n}");
-                assert_eq!(dst[n..], [7, 7, 7], "{isa:?} n {n}: past the row");
-            }
         }
     }
 }
