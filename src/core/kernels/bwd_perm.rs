@@ -390,6 +390,59 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
     }
 }
 
+/// The first `n` (< 32) bf16 at `r`, zeros after them, without reading past them: whole
+/// pairs as masked 32-bit lanes, an odd last one inserted by itself. Copying them out
+/// through the stack instead (a `memcpy` call, then a load the copy's narrower stores could
+/// not forward) made the bf16 windows of short rows 3-4x slower than f32 (rows of 31
+/// columns: every window is partial).
+///
+/// # Safety
+/// `n` bf16 readable at `r`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn bf16_prefix_avx512(r: *const u16, n: usize) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    debug_assert!(n < 2 * B);
+    // SAFETY: the caller's: the masked lanes and the last element lie in the `n`.
+    unsafe {
+        let pairs = _mm512_maskz_loadu_epi32(((1u32 << (n / 2)) - 1) as u16, r as *const _);
+        if n % 2 == 1 {
+            let last = r.add(n - 1).read_unaligned() as i32;
+            _mm512_mask_set1_epi32(pairs, (1u32 << (n / 2)) as u16, last)
+        } else {
+            pairs
+        }
+    }
+}
+
+/// [`bf16_prefix_avx512`] for AVX2: the first `n` (< 16) bf16 at `r`, zeros after them.
+///
+/// # Safety
+/// `n` bf16 readable at `r`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bf16_prefix_avx2(r: *const u16, n: usize) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    debug_assert!(n < B);
+    // SAFETY: the caller's: the masked lanes and the last element lie in the `n`.
+    unsafe {
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let half = _mm256_set1_epi32((n / 2) as i32);
+        let pairs = _mm256_maskload_epi32(r as *const i32, _mm256_cmpgt_epi32(half, lane));
+        if n % 2 == 1 {
+            let last = _mm256_set1_epi32(r.add(n - 1).read_unaligned() as i32);
+            _mm256_or_si256(
+                pairs,
+                _mm256_and_si256(last, _mm256_cmpeq_epi32(half, lane)),
+            )
+        } else {
+            pairs
+        }
+    }
+}
+
 /// `K` chains of additions run together (their latencies overlap): chain `k` sums block
 /// `blk[k]` of the row whose positions are `pos[k]` (offsets from `src[k]`) into `out[k]`.
 /// All chains' rows have the same combos and their blocks the same slot counts and sharing:
@@ -443,10 +496,8 @@ unsafe fn blocks_avx512<
                         let v = if sl.full {
                             _mm512_loadu_si512(r as *const _)
                         } else {
-                            let mut tmp = [0u16; 2 * B];
-                            let n = (sl.lo.count_ones() + sl.hi.count_ones()) as usize;
-                            std::ptr::copy_nonoverlapping(r, tmp.as_mut_ptr(), n);
-                            _mm512_loadu_si512(tmp.as_ptr() as *const _)
+                            let n = sl.lo.count_ones() + sl.hi.count_ones();
+                            bf16_prefix_avx512(r, n as usize)
                         };
                         let f32s = |h: __m256i| {
                             _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
@@ -582,10 +633,8 @@ unsafe fn blocks_avx2<const M: usize, const LIN: bool, const BF: bool, const K: 
                         let v = if sl.full {
                             _mm256_loadu_si256(r as *const __m256i)
                         } else {
-                            let mut tmp = [0u16; B];
-                            let n = (sl.lo.count_ones() + sl.hi.count_ones()) as usize;
-                            std::ptr::copy_nonoverlapping(r, tmp.as_mut_ptr(), n);
-                            _mm256_loadu_si256(tmp.as_ptr() as *const __m256i)
+                            let n = sl.lo.count_ones() + sl.hi.count_ones();
+                            bf16_prefix_avx2(r, n as usize)
                         };
                         let f32s = |h: __m128i| {
                             _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
@@ -712,6 +761,45 @@ pub(super) unsafe fn wide_block<const M: usize, const LIN: bool, const BF: bool>
                 }
             }
             *out.add(i) = acc;
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// The partial bf16 windows: the first `n` values, zeros after them, every `n` and
+    /// start parity, on each ISA the CPU has.
+    #[test]
+    fn bf16_prefixes_hold_the_first_n_then_zeros() {
+        let buf: Vec<u16> = (0..80u16).map(|i| 0x3F80 + 7 * i + 1).collect();
+        let isas = crate::core::simd::available_isas();
+        for start in 0..3 {
+            for n in 0..2 * B {
+                let want: Vec<u16> = (0..2 * B)
+                    .map(|i| if i < n { buf[start + i] } else { 0 })
+                    .collect();
+                let r = buf[start..].as_ptr();
+                if isas.contains(&Isa::Avx512) {
+                    let mut got = [0u16; 2 * B];
+                    // SAFETY: AVX-512F present; `n` values readable at `r`.
+                    unsafe {
+                        let v = bf16_prefix_avx512(r, n);
+                        std::arch::x86_64::_mm512_storeu_si512(got.as_mut_ptr() as *mut _, v);
+                    }
+                    assert_eq!(got[..], want[..], "AVX-512 n {n} start {start}");
+                }
+                if isas.contains(&Isa::Avx2) && n < B {
+                    let mut got = [0u16; B];
+                    // SAFETY: AVX2 present; `n` values readable at `r`.
+                    unsafe {
+                        let v = bf16_prefix_avx2(r, n);
+                        std::arch::x86_64::_mm256_storeu_si256(got.as_mut_ptr() as *mut _, v);
+                    }
+                    assert_eq!(got[..], want[..B], "AVX2 n {n} start {start}");
+                }
+            }
         }
     }
 }

@@ -680,6 +680,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
             let strided = segs.iter().all(|sg| sg.uniform.is_some());
             match (pm.isa, pm.lanes, s.dtype) {
                 (simd::Isa::Avx512, 16, DataType::F32) => true,
+                // bf16 linear since its partial windows load in place (`bwd_perm`): 1 thread,
+                // ms, the loops below -> permuted: nchw 8x64 112x112 <- 56x56 10.8 -> 6.3,
+                // 1x3 45x60x93 <- 65x30x31 3.6 -> 2.5, 1x8 60x300 <- 30x100 0.13 -> 0.09.
+                (simd::Isa::Avx512, 16, DataType::Bf16) if !nearest => true,
                 // Repeating rows (bf16 too) beat the fixed-stride loops: 1 thread, nchw 8x64
                 // 56x56 <- 112x112 linear bf16 18 -> 6 ms, 1x8 256x256 <- 512x512 1.8 -> 1.3.
                 (simd::Isa::Avx512, 16, _) if pm.repeat.is_some() => true,
@@ -691,7 +695,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 // 56x56 <- 75x75 linear 10.0 -> 6.2 ms, nearest 3.8 -> 2.8; AVX-512 bf16
                 // linear 11.7 -> 7.3) but not over the fixed-stride loops or the scatter of
                 // forward downsampling (AVX2 112x112 <- 56x56 linear: 5.6 there, 10.9 here;
-                // AVX-512 bf16 6.9, 10.6; bf16 56x56 <- 112x112 8.8, 11.0).
+                // AVX-512 bf16 6.9, 10.6; bf16 56x56 <- 112x112 8.8, 11.0: bf16 before its
+                // partial windows loaded in place; nearest bf16 not measured since).
                 // AVX2 blocks of 4 (ratios 2..4): linear only (3-D 8x30x40 <- 12x45x100
                 // 11.4 -> 8.1 ms; nearest 4x16 50x100 <- 60x250 0.56 there, 1.01 here).
                 (_, 4, _) => !strided && s.dims[w] >= d.dims[w] && !nearest,
