@@ -2503,6 +2503,49 @@ fn sparse_and_wide_rows_match_reference_bitwise() {
     );
 }
 
+/// Runs `p` on every ISA of `isas`, streamed or not and at a dst offset as `runs` say, and
+/// checks each output against the reference's; returns on how many ISAs the plan ran its
+/// rows through `lerp_rows`.
+fn lerp_rows_match(
+    case: usize,
+    p: &Problem,
+    sbuf: &[u8],
+    isas: &[crate::core::simd::Isa],
+    runs: &[(bool, usize)],
+) -> usize {
+    use crate::core::plan::Strategy;
+    let (n, ddt) = (p.dst.span_bytes().unwrap(), p.dst.dtype);
+    let mut slow = vec![0xA5u8; n];
+    let mut raw = vec![0u8; n + 64];
+    let mut fused = 0;
+    for &isa in isas {
+        let plan = Plan::with_isa(p.clone(), isa).unwrap();
+        if isa == isas[0] {
+            plan.execute_reference(sbuf, &mut slow, &[]).unwrap();
+        }
+        if let Strategy::Rows(g) = &plan.strategy {
+            fused += g.lerp_rows(p).is_some() as usize;
+        }
+        for &(force, off) in runs {
+            streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+            let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
+            let fast = &mut raw[at..at + n];
+            fast.fill(0xA5);
+            plan.execute(sbuf, fast, &[]).unwrap();
+            streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+            let mut want = slow.clone();
+            if let Some(i) = nan_blind_difference(fast, &mut want, ddt) {
+                panic!(
+                    "case {case} {isa:?} {} streamed {force} offset {off}: at byte {i}\n{:?}",
+                    plan.kernel_name(),
+                    plan.problem()
+                );
+            }
+        }
+    }
+    fused
+}
+
 /// Runs of short linear rows in one call (`lerp_rows`): 1-3 resampled axes (the row axis
 /// with one or two taps a row, or identity), W upsampled or downsampled up to 2x, nchw
 /// with gaps and offsets or channels-last images, six types, special values, every ISA,
@@ -2510,7 +2553,6 @@ fn sparse_and_wide_rows_match_reference_bitwise() {
 /// through the cache, dst aligned and not.
 #[test]
 fn lerp_rows_match_reference_bitwise() {
-    use crate::core::plan::Strategy;
     use crate::core::simd::Isa;
     let mut rng = Rng::new(20261130);
     let isas = crate::core::simd::available_isas();
@@ -2574,35 +2616,9 @@ fn lerp_rows_match_reference_bitwise() {
             (gaps(&mut rng, sdt, &fin), gaps(&mut rng, ddt, &fout))
         };
         let (p, sbuf) = linear_case(&mut rng, axes, &src, &dst);
-        let n = dst.span_bytes().unwrap();
-        let mut slow = vec![0xA5u8; n];
-        let mut raw = vec![0u8; n + 64];
-        for &isa in &isas {
-            let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            if isa == isas[0] {
-                plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
-            }
-            if let Strategy::Rows(g) = &plan.strategy {
-                fused += g.lerp_rows(&p).is_some() as usize;
-            }
-            let sz = ddt.size();
-            for (force, off) in [(false, 0), (true, 0), (true, sz), (false, 2 * sz)] {
-                streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
-                let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
-                let fast = &mut raw[at..at + n];
-                fast.fill(0xA5);
-                plan.execute(&sbuf, fast, &[]).unwrap();
-                streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
-                let mut want = slow.clone();
-                if let Some(i) = nan_blind_difference(fast, &mut want, ddt) {
-                    panic!(
-                        "case {case} {isa:?} {} streamed {force} offset {off}: at byte {i}\n{:?}",
-                        plan.kernel_name(),
-                        plan.problem()
-                    );
-                }
-            }
-        }
+        let sz = ddt.size();
+        let runs = [(false, 0), (true, 0), (true, sz), (false, 2 * sz)];
+        fused += lerp_rows_match(case, &p, &sbuf, &isas, &runs);
     }
     // The base ISA has no permute tables, so no runs.
     let vector = isas.iter().filter(|&&i| i != Isa::Base).count();
@@ -2618,7 +2634,6 @@ fn lerp_rows_match_reference_bitwise() {
 /// streamed and not: the reference's bits.
 #[test]
 fn in_place_lerp_rows_match_reference_bitwise() {
-    use crate::core::plan::Strategy;
     let mut rng = Rng::new(20261203);
     let isas = crate::core::simd::available_isas();
     let mut fused = 0;
@@ -2658,34 +2673,7 @@ fn in_place_lerp_rows_match_reference_bitwise() {
             gaps(&mut rng, ddt, &fout),
         );
         let (p, sbuf) = linear_case(&mut rng, axes, &src, &dst);
-        let bytes = dst.span_bytes().unwrap();
-        let mut slow = vec![0xA5u8; bytes];
-        let mut raw = vec![0u8; bytes + 64];
-        for &isa in &isas {
-            let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            if isa == isas[0] {
-                plan.execute_reference(&sbuf, &mut slow, &[]).unwrap();
-            }
-            if let Strategy::Rows(g) = &plan.strategy {
-                fused += g.lerp_rows(&p).is_some() as usize;
-            }
-            for (force, off) in [(false, 0), (true, 0), (false, 4)] {
-                streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
-                let at = (64 - raw.as_ptr() as usize % 64) % 64 + off;
-                let fast = &mut raw[at..at + bytes];
-                fast.fill(0xA5);
-                plan.execute(&sbuf, fast, &[]).unwrap();
-                streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
-                let mut want = slow.clone();
-                if let Some(i) = nan_blind_difference(fast, &mut want, ddt) {
-                    panic!(
-                        "case {case} {isa:?} {} streamed {force} offset {off}: at byte {i}\n{:?}",
-                        plan.kernel_name(),
-                        plan.problem()
-                    );
-                }
-            }
-        }
+        fused += lerp_rows_match(case, &p, &sbuf, &isas, &[(false, 0), (true, 0), (false, 4)]);
     }
     let vector = isas
         .iter()
