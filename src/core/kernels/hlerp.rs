@@ -346,20 +346,30 @@ pub(crate) struct Tile {
 }
 
 impl PermTable {
+    /// The columns full block `k` reads: from its first window's start to past its last
+    /// vector (two vectors from `base`, or one from each of `base` and `base1`).
+    fn window(&self, k: usize) -> (usize, usize) {
+        let (b, l) = (self.base[k] as usize, self.lanes);
+        match self.base1.get(k) {
+            Some(&b1) => (b.min(b1 as usize), (b + 2 * l).max(b1 as usize + l)),
+            None => (b, b + 2 * l),
+        }
+    }
+
     /// For a row of `n` readable columns: the leading full blocks whose windows lie inside
     /// it (they can read the row where it is, with no [`SLACK`] after it), and the first
     /// column the other blocks and the tail read (`n` when there are none).
     pub(crate) fn inside(&self, n: usize) -> (usize, usize) {
-        let (l, b1) = (self.lanes, &self.base1);
-        let fits = |k: usize| {
-            self.base[k] as usize + 2 * l <= n && b1.get(k).is_none_or(|&b| b as usize + l <= n)
-        };
-        let ks = (0..self.base.len()).take_while(|&k| fits(k)).count();
-        let rest = self.base[ks..]
+        let blocks = self.base.len();
+        let ks = (0..blocks).take_while(|&k| self.window(k).1 <= n).count();
+        let rest = (ks..blocks).map(|k| self.window(k).0);
+        let tail = self
+            .tail
+            .i0
             .iter()
-            .chain(b1.get(ks..).unwrap_or_default());
-        let first = rest.chain(&self.tail.i0).chain(&self.tail.i1).min();
-        (ks, first.map_or(n, |&c| (c as usize).min(n)))
+            .chain(&self.tail.i1)
+            .map(|&c| c as usize);
+        (ks, rest.chain(tail).min().map_or(n, |c| c.min(n)))
     }
 
     /// Tiles of about `per` outputs (whole blocks; the last one takes the tail).
@@ -372,11 +382,8 @@ impl PermTable {
             let k1 = blocks.min(k0 + kper);
             let last = k1 == blocks;
             let (mut lo, mut hi) = (usize::MAX, 0);
-            for &b in &self.base[k0..k1] {
-                (lo, hi) = (lo.min(b as usize), hi.max(b as usize + 2 * self.lanes));
-            }
-            for &b in self.base1.get(k0..k1).unwrap_or_default() {
-                (lo, hi) = (lo.min(b as usize), hi.max(b as usize + self.lanes));
+            for (a, z) in (k0..k1).map(|k| self.window(k)) {
+                (lo, hi) = (lo.min(a), hi.max(z));
             }
             if last {
                 for &i in self.tail.i0.iter().chain(&self.tail.i1) {

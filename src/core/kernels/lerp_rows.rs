@@ -268,35 +268,35 @@ unsafe fn body<B: Blend>((src, row, t, p, rows, nt, run): Args<'_, '_>) {
                 None => (at, 0, 1.0, 0.0),
             };
             let out = run.out.add(i * run.od);
-            if let (Some((ks, c0)), false) = (inside, ii.len() > 1) {
-                let at = px.0 + offs[0];
-                hlerp::blocks((src as *const f32).add(at), t, p, out, 0, ks, 0, nt);
-                if c0 < n {
-                    B::row::<0, false>(src, offs, w, (px.0 + c0, 0, 1.0, 0.0), r.add(c0), n - c0);
+            match (inside, ii.len() > 1) {
+                (Some((ks, c0)), false) => {
+                    let at = px.0 + offs[0];
+                    hlerp::blocks((src as *const f32).add(at), t, p, out, 0, ks, 0, nt);
+                    if c0 < n {
+                        let px = (px.0 + c0, 0, 1.0, 0.0);
+                        B::row::<0, false>(src, offs, w, px, r.add(c0), n - c0);
+                    }
+                    hlerp::blocks(r, t, p, out.add(ks * p.step), ks, full, 0, nt);
                 }
-                hlerp::blocks(r, t, p, out.add(ks * p.step), ks, full, 0, nt);
-                if tail > 0 {
-                    let o = std::slice::from_raw_parts_mut(out.add(full * p.step), tail);
-                    simd::gather2(r, &p.tail, o);
+                _ => {
+                    match (base.m, ii.len() > 1) {
+                        (0, false) => B::row::<0, false>(src, offs, w, px, r, n),
+                        (0, true) => B::row::<1, true>(src, offs, w, px, r, n),
+                        (1, false) => B::row::<1, false>(src, offs, w, px, r, n),
+                        (1, true) => B::row::<2, true>(src, offs, w, px, r, n),
+                        (_, false) => B::row::<2, false>(src, offs, w, px, r, n),
+                        (_, true) => B::row::<3, true>(src, offs, w, px, r, n),
+                    }
+                    match &p.row_pairs {
+                        // Only AVX2 tables have them.
+                        #[cfg(target_arch = "x86_64")]
+                        Some(rp) => {
+                            rp.pad(r);
+                            hlerp::pairs_row(r, rp, out, full * p.step, nt)
+                        }
+                        _ => hlerp::blocks(r, t, p, out, 0, full, 0, nt),
+                    }
                 }
-                continue;
-            }
-            match (base.m, ii.len() > 1) {
-                (0, false) => B::row::<0, false>(src, offs, w, px, r, n),
-                (0, true) => B::row::<1, true>(src, offs, w, px, r, n),
-                (1, false) => B::row::<1, false>(src, offs, w, px, r, n),
-                (1, true) => B::row::<2, true>(src, offs, w, px, r, n),
-                (_, false) => B::row::<2, false>(src, offs, w, px, r, n),
-                (_, true) => B::row::<3, true>(src, offs, w, px, r, n),
-            }
-            match &p.row_pairs {
-                // Only AVX2 tables have them.
-                #[cfg(target_arch = "x86_64")]
-                Some(rp) => {
-                    rp.pad(r);
-                    hlerp::pairs_row(r, rp, out, full * p.step, nt)
-                }
-                _ => hlerp::blocks(r, t, p, out, 0, full, 0, nt),
             }
             if tail > 0 {
                 let o = std::slice::from_raw_parts_mut(out.add(full * p.step), tail);
