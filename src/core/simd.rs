@@ -130,7 +130,7 @@ fn f16c() -> bool {
 }
 
 /// AVX-512BW (16-bit element vectors), detected once.
-fn avx512bw() -> bool {
+pub(crate) fn avx512bw() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         static BW: OnceLock<bool> = OnceLock::new();
