@@ -10,7 +10,8 @@
 //! row again; the H pass per dst row (`pmullw`, `paddw`), rounded by shifts and packed to
 //! bytes; on AVX-512BW 32 lanes at a time (0.80-0.91x the kernel's time with 16, nhwc u8
 //! C=3 1080x1920->2160x3840 and nchw 8x64 56->112, 1 thread), and with VBMI the W pass
-//! permutes 64-byte windows ([`WideW`]: 0.82-0.85x, nhwc u8 C=3 and C=4). The f32 path
+//! permutes 64-byte windows ([`WideW`]: 0.82-0.85x, nhwc u8 C=3 and C=4; 128-byte windows
+//! for C=3 2x down, 0.59-0.73x). The f32 path
 //! converted, lerped and rounded every element of both passes (nhwc u8 C=3
 //! 1080x1920->2160x3840 was compute-bound at 4 ms on AVX-512, 23 ms on Zen 1 AVX2).
 //!
@@ -89,8 +90,12 @@ struct Bytes64([u8; 64]);
 /// (the last ending the row), the window's first element, the `vpermb` indices placing each
 /// output's two taps side by side, and their weights. Four loads a 32 outputs instead of
 /// fourteen in two 16-output blocks, one permute instead of two inserts and two shuffles.
+/// Where 32 outputs span more than 64 bytes (2x downsampling of pixels of 3), the window is
+/// 128 bytes, two loads and a two-source permute (`vpermt2b`).
 #[derive(Clone, Debug)]
 struct WideW {
+    /// 128-byte windows.
+    two: bool,
     win: Vec<u32>,
     ctl: Vec<Bytes64>,
     wts: Vec<Bytes64>,
@@ -99,20 +104,32 @@ struct WideW {
 /// [`WideW`] tables of a row of `in_n` elements with `out_n >= WIDE` outputs `taps`, if
 /// this plan's ISA has the permutes and every block's taps lie in 64 bytes.
 fn wide_w(taps: &[IntTaps], in_n: usize, out_n: usize) -> Option<WideW> {
-    if !simd::byte_permutes() || in_n < 64 || out_n < WIDE {
+    if !simd::byte_permutes() || out_n < WIDE {
         return None;
     }
+    let blocks =
+        || (0..out_n.div_ceil(WIDE)).map(|b| &taps[(b * WIDE).min(out_n - WIDE)..][..WIDE]);
+    let span = |outs: &[IntTaps]| {
+        let lo = outs.iter().map(|t| t.0.min(t.1)).min().unwrap_or(0);
+        let hi = outs.iter().map(|t| t.0.max(t.1)).max().unwrap_or(0);
+        (hi - lo) as usize
+    };
+    let bytes = match blocks().map(span).max()? {
+        s if s < 64 && in_n >= 64 => 64,
+        s if s < 128 && in_n >= 128 => 128,
+        _ => return None,
+    };
     let mut g = WideW {
+        two: bytes == 128,
         win: vec![],
         ctl: vec![],
         wts: vec![],
     };
-    for b in 0..out_n.div_ceil(WIDE) {
-        let outs = &taps[(b * WIDE).min(out_n - WIDE)..][..WIDE];
+    for outs in blocks() {
         let lo = outs.iter().map(|t| t.0.min(t.1)).min()? as usize;
         let hi = outs.iter().map(|t| t.0.max(t.1)).max()? as usize;
-        let start = lo.min(in_n - 64);
-        if hi - start >= 64 {
+        let start = lo.min(in_n - bytes);
+        if hi - start >= bytes {
             return None;
         }
         let (mut c, mut w) = ([0u8; 64], [0u8; 64]);
@@ -306,9 +323,11 @@ impl DyadicGeom {
         unsafe {
             let out = out.as_mut_ptr();
             if let Some(wd) = self.wide.as_ref().filter(|_| simd::byte_permutes()) {
-                match self.signed {
-                    false => avx512::w_pass::<false>(wd, self.out_n, src, out),
-                    true => avx512::w_pass::<true>(wd, self.out_n, src, out),
+                match (self.signed, wd.two) {
+                    (false, false) => avx512::w_pass::<false, false>(wd, self.out_n, src, out),
+                    (false, true) => avx512::w_pass::<false, true>(wd, self.out_n, src, out),
+                    (true, false) => avx512::w_pass::<true, false>(wd, self.out_n, src, out),
+                    (true, true) => avx512::w_pass::<true, true>(wd, self.out_n, src, out),
                 }
                 return;
             }
@@ -566,22 +585,29 @@ mod avx512 {
 
     /// The W pass of a row of `n` outputs.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    pub(super) unsafe fn w_pass<const SIGNED: bool>(
+    pub(super) unsafe fn w_pass<const SIGNED: bool, const TWO: bool>(
         g: &WideW,
         n: usize,
         src: *const u8,
         out: *mut u16,
     ) {
-        // SAFETY: the caller's contract: 64-byte windows lie in the row (`wide_w`), blocks
-        // in the `n` sums at `out`; the tables are 64-byte aligned.
+        // SAFETY: the caller's contract: windows (64 or 128 bytes) lie in the row
+        // (`wide_w`), blocks in the `n` sums at `out`; the tables are 64-byte aligned.
         unsafe {
             let flip = _mm512_set1_epi8(0x80u8 as i8);
-            for (b, ((&w, c), t)) in g.win.iter().zip(&g.ctl).zip(&g.wts).enumerate() {
-                let mut x = _mm512_loadu_si512(src.add(w as usize) as *const _);
-                if SIGNED {
-                    x = _mm512_xor_si512(x, flip);
+            let load = |at: usize| {
+                let x = _mm512_loadu_si512(src.add(at) as *const _);
+                match SIGNED {
+                    true => _mm512_xor_si512(x, flip),
+                    false => x,
                 }
-                let x = _mm512_permutexvar_epi8(_mm512_load_si512(c.0.as_ptr() as *const _), x);
+            };
+            for (b, ((&w, c), t)) in g.win.iter().zip(&g.ctl).zip(&g.wts).enumerate() {
+                let (w, ctl) = (w as usize, _mm512_load_si512(c.0.as_ptr() as *const _));
+                let x = match TWO {
+                    true => _mm512_permutex2var_epi8(load(w), ctl, load(w + 64)),
+                    false => _mm512_permutexvar_epi8(ctl, load(w)),
+                };
                 let v = _mm512_maddubs_epi16(x, _mm512_load_si512(t.0.as_ptr() as *const _));
                 _mm512_storeu_si512(out.add((b * WIDE).min(n - WIDE)) as *mut _, v);
             }
