@@ -92,6 +92,8 @@ struct Bytes64([u8; 64]);
 /// fourteen in two 16-output blocks, one permute instead of two inserts and two shuffles.
 /// Where 32 outputs span more than 64 bytes (2x downsampling of pixels of 3), the window is
 /// 128 bytes, two loads and a two-source permute (`vpermt2b`).
+// (Read by the x86 kernel only.)
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Clone, Debug)]
 struct WideW {
     /// 128-byte windows.
