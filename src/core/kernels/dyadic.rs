@@ -11,9 +11,9 @@
 //! bytes; on AVX-512BW 32 lanes at a time (0.80-0.91x the kernel's time with 16, nhwc u8
 //! C=3 1080x1920->2160x3840 and nchw 8x64 56->112, 1 thread), and with VBMI the W pass
 //! permutes 64-byte windows ([`WideW`]: 0.82-0.85x, nhwc u8 C=3 and C=4; 128-byte windows
-//! for C=3 2x down, 0.59-0.73x). The f32 path
-//! converted, lerped and rounded every element of both passes (nhwc u8 C=3
-//! 1080x1920->2160x3840 was compute-bound at 4 ms on AVX-512, 23 ms on Zen 1 AVX2).
+//! for C=3 2x down, 0.59-0.73x). The f32 path converted, lerped and rounded every element
+//! of both passes (nhwc u8 C=3 1080x1920->2160x3840 was compute-bound at 4 ms on AVX-512,
+//! 23 ms on Zen 1 AVX2).
 //!
 //! s8 goes through the same code as `s + 128` (xor 0x80 on load and store): the weights of
 //! each axis sum to exactly `2^k`, so the bias moves the sum by exactly `128 * 2^(kh + kw)`.
@@ -66,8 +66,8 @@ pub(crate) struct DyadicGeom {
     /// Each 8-output half reads two windows (strong W downsampling of wide pixels: nhwc
     /// C = 3 2x down spans 18 bytes an 8 outputs), instead of one.
     quarters: bool,
-    /// The W pass' tables for 64-byte windows, when every 32 outputs read one and the
-    /// plan's ISA permutes bytes across them (AVX-512 VBMI).
+    /// The W pass' tables for 64- or 128-byte windows, when every 32 outputs read one and
+    /// the plan's ISA permutes bytes across them (AVX-512 VBMI).
     wide: Option<WideW>,
     /// `kh + kw`: the sum's scale.
     shift: u32,
@@ -104,7 +104,7 @@ struct WideW {
 }
 
 /// [`WideW`] tables of a row of `in_n` elements with `out_n >= WIDE` outputs `taps`, if
-/// this plan's ISA has the permutes and every block's taps lie in 64 bytes.
+/// this plan's ISA has the permutes and every block's taps lie in 64 bytes (or all in 128).
 fn wide_w(taps: &[IntTaps], in_n: usize, out_n: usize) -> Option<WideW> {
     if !simd::byte_permutes() || out_n < WIDE {
         return None;
