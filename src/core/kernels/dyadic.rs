@@ -111,16 +111,8 @@ fn wide_w(taps: &[IntTaps], in_n: usize, out_n: usize) -> Option<WideW> {
     }
     let blocks =
         || (0..out_n.div_ceil(WIDE)).map(|b| &taps[(b * WIDE).min(out_n - WIDE)..][..WIDE]);
-    let span = |outs: &[IntTaps]| {
-        let lo = outs.iter().map(|t| t.0.min(t.1)).min().unwrap_or(0);
-        let hi = outs.iter().map(|t| t.0.max(t.1)).max().unwrap_or(0);
-        (hi - lo) as usize
-    };
-    let bytes = match blocks().map(span).max()? {
-        s if s < 64 && in_n >= 64 => 64,
-        s if s < 128 && in_n >= 128 => 128,
-        _ => return None,
-    };
+    let fits = |bytes: usize| blocks().all(|outs| window(outs, in_n, bytes).is_some());
+    let bytes = [64, 128].into_iter().find(|&b| fits(b))?;
     let mut g = WideW {
         two: bytes == 128,
         win: vec![],
@@ -128,12 +120,7 @@ fn wide_w(taps: &[IntTaps], in_n: usize, out_n: usize) -> Option<WideW> {
         wts: vec![],
     };
     for outs in blocks() {
-        let lo = outs.iter().map(|t| t.0.min(t.1)).min()? as usize;
-        let hi = outs.iter().map(|t| t.0.max(t.1)).max()? as usize;
-        let start = lo.min(in_n - bytes);
-        if hi - start >= bytes {
-            return None;
-        }
+        let start = window(outs, in_n, bytes)?;
         let (mut c, mut w) = ([0u8; 64], [0u8; 64]);
         for (j, &(i0, i1, a0, a1)) in outs.iter().enumerate() {
             c[2 * j] = (i0 as usize - start) as u8;
@@ -145,6 +132,15 @@ fn wide_w(taps: &[IntTaps], in_n: usize, out_n: usize) -> Option<WideW> {
         g.wts.push(Bytes64(w));
     }
     Some(g)
+}
+
+/// The first element of a `bytes`-element window of a row of `in_n` that holds every tap of
+/// `outs` (starting at the first tap, or ending the row), if there is one.
+fn window(outs: &[IntTaps], in_n: usize, bytes: usize) -> Option<usize> {
+    let lo = outs.iter().map(|t| t.0.min(t.1)).min()? as usize;
+    let hi = outs.iter().map(|t| t.0.max(t.1)).max()? as usize;
+    let start = lo.min(in_n.checked_sub(bytes)?);
+    (hi - start < bytes).then_some(start)
 }
 
 /// `(k, integer weights)` of two-tap rows: the least `k <= max` making every weight times
@@ -229,12 +225,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<DyadicGeom> {
         ),
     };
     // Every 8 outputs read one 16-byte window of the row, or else every 4.
-    let span = |outs: &[IntTaps]| {
-        let lo = outs.iter().map(|t| t.0.min(t.1)).min().unwrap_or(0) as usize;
-        let hi = outs.iter().map(|t| t.0.max(t.1)).max().unwrap_or(0) as usize;
-        let start = lo.min(in_n - 16);
-        (hi - start < 16).then_some(start)
-    };
+    let span = |outs: &[IntTaps]| window(outs, in_n, 16);
     let fits = |q: usize| taps.chunks(q).all(|c| span(c).is_some());
     let quarters = match (fits(8), fits(4)) {
         (true, _) => false,
