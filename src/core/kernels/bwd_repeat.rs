@@ -15,12 +15,12 @@
 //! combinations, `w`'s group, the other axes' positions, the list slot; `acc = acc + ((dd *
 //! w_a0) * w_a1) * w_w` from 0.
 //!
-//! Measured and dropped (AVX-512, 1 thread, in-process A/B, same bits; nchw 56x56 <-
-//! 112x112, 8x256 32x32 <- 64x64, bf16 too): each position's row scaled and split into its
-//! even and odd columns in scratch first, so that a slot is one plain load, a multiply and
-//! an add (fewer operations, yet 1.1-1.8x slower, with the edges as vectors, the split
-//! pipelined a row ahead or not); the edges as two vectors of permuted window columns
-//! instead of the lane-by-lane chains (1.05-1.24x slower).
+//! Measured and dropped (AVX-512, 1 thread, in-process A/B, same bits): each position's row
+//! scaled and split into its even and odd columns in scratch first, so that a slot is one
+//! plain load, a multiply and an add (fewer operations, yet slower with the edges as vectors,
+//! the split pipelined a row ahead or not: f32 nchw 56x56 <- 112x112 1.13-1.45x the time,
+//! 32x32 <- 64x64 1.42-1.81x); the edges as two vectors of permuted window columns instead of
+//! the lane-by-lane chains (f32 and bf16 56x56 <- 112x112 1.24x, 256x256 <- 512x512 1.05x).
 
 use super::bwd_stream::Segs;
 #[cfg(target_arch = "x86_64")]
