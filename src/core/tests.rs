@@ -1283,7 +1283,8 @@ fn raw_nearest_rows_streamed_match_reference() {
 /// Raw nearest channels-last image rows (the byte permutes) streamed and not, on every ISA:
 /// long rows whose dst rows start lines (each block stored to every row of its src row:
 /// H up by 2, 3 and 11, past the rows one pass writes) or do not, H down, odd W ratios,
-/// pixels of 2..8 elements of every width, bf16's oneDNN fixup.
+/// pixels of 2..8 elements of every width, bf16's oneDNN fixup; pixels of 17 and 100
+/// elements (streamed as whole lines).
 #[test]
 fn raw_image_rows_streamed_match_reference() {
     use crate::core::plan::Strategy;
@@ -1296,6 +1297,9 @@ fn raw_image_rows_streamed_match_reference() {
         [2, 3, 5, 900, 3, 1999],
         [1, 8, 3, 256, 7, 777],
         [1, 6, 2, 500, 5, 1000],
+        // Pixels past 64 bytes, not whole 32-byte steps: streamed as aligned lines.
+        [1, 17, 3, 40, 7, 81],
+        [2, 100, 2, 30, 5, 61],
     ];
     let mut permuted = 0;
     for &[n, c, ih, iw, oh, ow] in cases {

@@ -356,9 +356,11 @@ pub(crate) unsafe fn lanes_rows(
                 // Contiguous pixels of whole 32-byte steps stream too: every line of the
                 // run is then written by aligned streamed stores alone (nearest, nCx16c
                 // bf16 1x16 400000->800000: 1.68 -> 1.30 ms, nhwc f32 2x24 1000x300 ->
-                // 2000x600: 14.3 -> 9.0; oneDNN 1.15, 12.3).
+                // 2000x600: 14.3 -> 9.0; oneDNN 1.15, 12.3). Other back-to-back pixels past
+                // 64 bytes stream as whole lines ([`simd::packs_pixels`]).
                 let lines = ((valid * dsz).is_multiple_of(64) && (dstep * dsz).is_multiple_of(64))
-                    || (dstep == valid && (valid * dsz).is_multiple_of(32));
+                    || (dstep == valid && (valid * dsz).is_multiple_of(32))
+                    || simd::packs_pixels(valid * dsz, dstep * dsz);
                 let sp = b.src.add(sc.offs[0] * ssz);
                 simd::copy_pixels(
                     sp,
