@@ -1795,6 +1795,66 @@ fn gathered_tiny_planes_match_reference_bitwise() {
     assert!(reduced_run() || hits > 100, "gather took {hits} of 400");
 }
 
+/// Raw nearest rows resampled along W only, more rows than one plane table holds: the
+/// table covers whole rows of the identity row axis and repeats with the src moved on (the
+/// rows kernel's `plane_period`), across thread splits that start inside a period.
+#[test]
+fn identity_rows_gather_by_table_periods() {
+    let mut rng = Rng::new(0x9e71);
+    let isas = crate::core::simd::available_isas();
+    let before = crate::core::threads::max_threads();
+    for case in 0..n_cases(60) {
+        let o_n = rng.range(2, 256);
+        let i_n = rng.range(1, 300);
+        // Rows past one table (16384 entries), up to three and a part.
+        let rows = (1 << 14) / o_n + rng.range(1, 3 * (1 << 14) / o_n + 40);
+        let lead = rng.range(1, 4);
+        let h = rows.div_ceil(lead);
+        let dt = rng.pick(&[DataType::F32, DataType::Bf16, DataType::U8, DataType::F16]);
+        let sdims = [lead, h, i_n];
+        let mut src = Layout::dense(dt, &sdims);
+        if rng.below(3) == 0 {
+            // Padded src rows: the identity axes do not merge.
+            src.strides[1] = i_n + rng.range(1, 4);
+            src.strides[0] = src.strides[1] * h + rng.range(0, 3);
+            src.offset = rng.range(0, 5);
+        }
+        let axes = vec![
+            AxisRule::Identity,
+            AxisRule::Identity,
+            rng.pick(&[AxisRule::OnednnHalfPixel, AxisRule::Dnnl12]),
+        ];
+        let p = Problem {
+            alg: Algorithm::Nearest,
+            direction: Direction::Forward,
+            axes,
+            src: src.clone(),
+            dst: Layout::dense(dt, &[lead, h, o_n]),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let probe = Plan::new(p.clone()).unwrap();
+        let sbuf = fill(&mut rng, &src);
+        let n = p.dst.span_bytes().unwrap();
+        let mut slow = vec![0u8; n];
+        probe.execute_reference(&sbuf, &mut slow, &[]).unwrap();
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            for threads in [1, 3] {
+                crate::core::threads::set_max_threads(threads);
+                let mut fast = vec![0xA5u8; n];
+                plan.execute(&sbuf, &mut fast, &[]).unwrap();
+                assert!(
+                    fast == slow,
+                    "case {case} {isa:?} {} at {threads} threads: {p:?}",
+                    plan.kernel_name()
+                );
+            }
+        }
+    }
+    crate::core::threads::set_max_threads(before);
+}
+
 /// Fuzzer finding: a channels-last problem whose identity pixel axis is huge built a
 /// per-pixel table of gigabytes at plan time. Plans now stay small (the walk falls back to
 /// per-run lanes) — and still compute the right values on a strided view of one element.

@@ -260,6 +260,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
                 wx: None,
                 plane_idx: None,
                 plane_batch: None,
+                plane_period: None,
                 corners: None,
                 wide: None,
                 sparse: None,

@@ -50,6 +50,10 @@ pub(crate) struct RowGeom {
     /// several to a gather (nchw u8 2x512 2x1->1x2 nearest 13.3 -> 5.2 us, oneDNN 12.8; f32
     /// 4x256 3x3->5x5 18.7 -> 9.9, 42.5).
     pub plane_batch: Option<(usize, usize)>,
+    /// `(entries, src elements)`: `plane_idx` covers that many of the run's entries (whole
+    /// rows of an identity row axis), each further period reading that much further on
+    /// (nchw f32 1x16 112x112->112x56 nearest, merged to 1792 rows: row by row 44 us).
+    pub plane_period: Option<(usize, usize)>,
     /// Forward runs with fixed-size corners: the corners of the resampled axes outside the
     /// run (not W, not `plane_h`) per row, when few (see [`RowCorners`]).
     pub corners: Option<RowCorners>,
@@ -308,27 +312,18 @@ pub(crate) fn fwd_row_geom(
         .filter(|&a| a != w && Some(a) != lane.map(|l| l.0) && Some(a) != plane_h)
         .map(|a| d.dims[a])
         .product();
-    let plane_idx = plane_h.filter(|&h| {
+    let plane_ok = plane_h.filter(|&h| {
         p.raw_nearest().is_some()
             && lane.is_none()
             && o_n < plane_row_limit(repeat.is_some(), d.dtype.size())
             && d.strides[h] == o_n
-            && rows_per_run * o_n <= PLANE_MAX
             // Every table entry (row offset plus column) fits a u32.
             && s.dims[h]
                 .checked_mul(s.strides[h])
                 .and_then(|x| x.checked_add(s.dims[w]))
                 .is_some_and(|x| x < u32::MAX as usize)
     });
-    let plane_idx: Option<Vec<u32>> = plane_idx.map(|h| {
-        (0..d.dims[h])
-            .flat_map(|oh| {
-                let ih = t.fwd[h].as_ref().map_or(oh, |f| f.idx[oh] as usize);
-                let base = (ih * s.strides[h]) as u32;
-                pix.idx.iter().map(move |&i| base + i)
-            })
-            .collect()
-    });
+    let whole = plane_ok.filter(|_| rows_per_run * o_n <= PLANE_MAX);
     // Single-element pixels (nchw) only for rows of problems that may stream, outside the
     // plane gather: streamed rows are permuted (from registers, or into the stream batch)
     // where the cached copies stay per element. Not the 4-byte rows repeated twice, which
@@ -340,7 +335,7 @@ pub(crate) fn fwd_row_geom(
     let dsz = d.dtype.size();
     let bperm = bperm.or_else(|| {
         (lane.is_none()
-            && plane_idx.is_none()
+            && whole.is_none()
             && p.raw_nearest().is_some()
             // (Tests stream problems of any size: `streaming::FORCE_STREAM`.)
             && (d.span_bytes().unwrap_or(0) > crate::core::cache::l2_per_core() || cfg!(test))
@@ -348,6 +343,28 @@ pub(crate) fn fwd_row_geom(
             && (o_n * dsz >= STREAM_ROW || (simd::byte_permutes() && dsz < 4)))
             .then(|| images::BytePerm::new(&pix.idx, s.dtype.size(), s.dims[w]))
             .flatten()
+    });
+    // An identity row axis too long for one table (and no byte permute for its rows): the
+    // table covers as many whole rows as fit, and the gather walks it again per that many
+    // rows from a src base moved on. 1 thread, nchw nearest, row by row -> tables: f32
+    // 1x16 112x112->112x56 42 -> 20 us (oneDNN 3.2 31), 8x256 64x64->64x32 6.1 -> 3.0 ms
+    // (4.4), 4x64 100x50->100x77 1.20 -> 0.61 (0.72), bf16 4x32 100x64->100x40 0.56 ->
+    // 0.17 (0.50); u8 8x64 56x56->56x100 lost to the byte permutes (0.60 -> 0.72).
+    let periodic = plane_ok.filter(|&h| whole.is_none() && bperm.is_none() && t.fwd[h].is_none());
+    let table_rows = |h: usize| match periodic {
+        Some(_) => (PLANE_MAX / o_n.max(1)).clamp(1, d.dims[h]),
+        None => d.dims[h],
+    };
+    let plane_period = periodic.map(|h| (table_rows(h) * o_n, table_rows(h) * s.strides[h]));
+    let plane_idx = whole.or(periodic);
+    let plane_idx: Option<Vec<u32>> = plane_idx.map(|h| {
+        (0..table_rows(h))
+            .flat_map(|oh| {
+                let ih = t.fwd[h].as_ref().map_or(oh, |f| f.idx[oh] as usize);
+                let base = (ih * s.strides[h]) as u32;
+                pix.idx.iter().map(move |&i| base + i)
+            })
+            .collect()
     });
     // Batches of planes: the innermost run axis, when its planes follow each other in dst.
     let plane_len = rows_per_run * o_n;
@@ -420,6 +437,7 @@ pub(crate) fn fwd_row_geom(
         rows_per_run,
         plane_idx,
         plane_batch,
+        plane_period,
         corners: fixed
             .then(|| RowCorners::new(t, &p.src.strides, &outer, &d.dims))
             .flatten(),
@@ -615,15 +633,18 @@ pub(crate) unsafe fn rows(
                 } else {
                     hi - lo
                 };
+                let (period, pstep) = g.plane_period.unwrap_or((usize::MAX, 0));
                 let mut e = lo;
                 while e < hi {
-                    let m = piece.min(hi - e);
+                    let (c, at) = (e / period, e % period);
+                    let m = piece.min(hi - e).min(period - at);
                     let dq = dp.add((e - lo) * dsz);
                     let dq = match &mut ntb {
                         Some(nb) => nb.slot(dq, m * dsz),
                         None => dq,
                     };
-                    simd::gather_raw(ssz, sp, dq, &tab[e..e + m]);
+                    let spc = sp.add(c * pstep * ssz);
+                    simd::gather_raw(ssz, spc, dq, &tab[at..at + m]);
                     if raw == RawCopy::Bf16Onednn {
                         simd::bf16_fix(dq, m);
                     }
