@@ -1691,6 +1691,28 @@ fn grouped_tiny_planes_match_reference_bitwise() {
     }
 }
 
+/// Runs `probe`'s problem on every ISA at 1 and 3 threads and asserts each result is the
+/// reference's, bit for bit.
+fn same_bits_on_every_isa(probe: &Plan, sbuf: &[u8], case: usize) {
+    let p = probe.problem();
+    let n = p.dst.span_bytes().unwrap();
+    let mut slow = vec![0u8; n];
+    probe.execute_reference(sbuf, &mut slow, &[]).unwrap();
+    for isa in crate::core::simd::available_isas() {
+        let plan = Plan::with_isa(p.clone(), isa).unwrap();
+        for threads in [1, 3] {
+            crate::core::threads::set_max_threads(threads);
+            let mut fast = vec![0xA5u8; n];
+            plan.execute(sbuf, &mut fast, &[]).unwrap();
+            assert!(
+                fast == slow,
+                "case {case} {isa:?} {} at {threads} threads: {p:?}",
+                plan.kernel_name()
+            );
+        }
+    }
+}
+
 /// Nearest over tiny 3-D (and 2-D-within-3-D) planes, the `gather` kernel's shapes: any
 /// rule, element size and bf16 special, strided lead axes and an offset, at 1 and 3
 /// threads (chunks that start and end inside a batch of planes), bit for bit against the
@@ -1698,7 +1720,6 @@ fn grouped_tiny_planes_match_reference_bitwise() {
 #[test]
 fn gathered_tiny_planes_match_reference_bitwise() {
     let mut rng = Rng::new(0x6a7e);
-    let isas = crate::core::simd::available_isas();
     let before = crate::core::threads::max_threads();
     let mut hits = 0;
     for case in 0..n_cases(400) {
@@ -1774,22 +1795,7 @@ fn gathered_tiny_planes_match_reference_bitwise() {
                 }
             }
         }
-        let n = p.dst.span_bytes().unwrap();
-        let mut slow = vec![0u8; n];
-        probe.execute_reference(&sbuf, &mut slow, &[]).unwrap();
-        for &isa in &isas {
-            let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            for threads in [1, 3] {
-                crate::core::threads::set_max_threads(threads);
-                let mut fast = vec![0xA5u8; n];
-                plan.execute(&sbuf, &mut fast, &[]).unwrap();
-                assert!(
-                    fast == slow,
-                    "case {case} {isa:?} {} at {threads} threads: {p:?}",
-                    plan.kernel_name()
-                );
-            }
-        }
+        same_bits_on_every_isa(&probe, &sbuf, case);
     }
     crate::core::threads::set_max_threads(before);
     assert!(reduced_run() || hits > 100, "gather took {hits} of 400");
@@ -1801,7 +1807,6 @@ fn gathered_tiny_planes_match_reference_bitwise() {
 #[test]
 fn identity_rows_gather_by_table_periods() {
     let mut rng = Rng::new(0x9e71);
-    let isas = crate::core::simd::available_isas();
     let before = crate::core::threads::max_threads();
     for case in 0..n_cases(60) {
         let o_n = rng.range(2, 256);
@@ -1835,22 +1840,7 @@ fn identity_rows_gather_by_table_periods() {
         };
         let probe = Plan::new(p.clone()).unwrap();
         let sbuf = fill(&mut rng, &src);
-        let n = p.dst.span_bytes().unwrap();
-        let mut slow = vec![0u8; n];
-        probe.execute_reference(&sbuf, &mut slow, &[]).unwrap();
-        for &isa in &isas {
-            let plan = Plan::with_isa(p.clone(), isa).unwrap();
-            for threads in [1, 3] {
-                crate::core::threads::set_max_threads(threads);
-                let mut fast = vec![0xA5u8; n];
-                plan.execute(&sbuf, &mut fast, &[]).unwrap();
-                assert!(
-                    fast == slow,
-                    "case {case} {isa:?} {} at {threads} threads: {p:?}",
-                    plan.kernel_name()
-                );
-            }
-        }
+        same_bits_on_every_isa(&probe, &sbuf, case);
     }
     crate::core::threads::set_max_threads(before);
 }
