@@ -351,14 +351,15 @@ pub(crate) fn fwd_row_geom(
     // (4.4), 4x64 100x50->100x77 1.20 -> 0.61 (0.72), bf16 4x32 100x64->100x40 0.56 ->
     // 0.17 (0.50); u8 8x64 56x56->56x100 lost to the byte permutes (0.60 -> 0.72).
     let periodic = plane_ok.filter(|&h| whole.is_none() && bperm.is_none() && t.fwd[h].is_none());
-    let table_rows = |h: usize| match periodic {
-        Some(_) => (PLANE_MAX / o_n.max(1)).clamp(1, d.dims[h]),
-        None => d.dims[h],
+    // (`rows_per_run` is the row axis' size.)
+    let table_rows = match periodic {
+        Some(_) => (PLANE_MAX / o_n.max(1)).clamp(1, rows_per_run),
+        None => rows_per_run,
     };
-    let plane_period = periodic.map(|h| (table_rows(h) * o_n, table_rows(h) * s.strides[h]));
+    let plane_period = periodic.map(|h| (table_rows * o_n, table_rows * s.strides[h]));
     let plane_idx = whole.or(periodic);
     let plane_idx: Option<Vec<u32>> = plane_idx.map(|h| {
-        (0..table_rows(h))
+        (0..table_rows)
             .flat_map(|oh| {
                 let ih = t.fwd[h].as_ref().map_or(oh, |f| f.idx[oh] as usize);
                 let base = (ih * s.strides[h]) as u32;
