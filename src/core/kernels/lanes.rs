@@ -24,6 +24,10 @@ const FLAT_MAX: usize = 1 << 15;
 /// 32->64: 16 KiB 2.0-2.7 ms, 8 KiB 1.4-1.6 ms; 8x64 56->112: 1.1-1.4 vs 0.98 ms.
 const FLAT_GROUP: usize = 1 << 11;
 
+/// Values per row (pixels times lanes) up to which f32 rows are not blended (see
+/// [`flat_row`]).
+const FLAT_MIN: usize = 256;
+
 /// Plan-time tables of the flat-row walk.
 #[derive(Clone, Debug)]
 pub(crate) struct FlatRow {
@@ -74,6 +78,22 @@ pub(crate) fn flat_row(p: &Problem, l: &LaneGeom, pr: &PixelRows) -> Option<Flat
         return None;
     }
     if !blends && p.src.dtype != DataType::F32 && columns > pr.taps.len() {
+        return None;
+    }
+    // Short f32 rows of whole 16-lane vectors read their corners directly: below about 256
+    // values a row the blend's own pass and call cost more than it saves (1 thread, Zen 4,
+    // AVX-512, us, direct / blended: nhwc f32 4x16 2x1->4x2 0.50 / 0.61, 4x16 5x5->10x10
+    // 1.73 / 1.85, 4x64 2x2->4x4 0.84 / 1.04, nCx16c 4x64 4x4->8x8 4.88 / 5.79, ndhwc 2x16
+    // 2^3->4^3 1.27 / 1.39; even at 384 values, nhwc 4x32 6x6->12x12 3.13 / 3.15; blended
+    // ahead from 512, 4x64 8x8->16x16 8.40 / 7.03). Partial vectors keep it: the blend runs
+    // over the stretch in whole vectors, the direct corners each with a masked tail (4x17
+    // 3x5->6x10 1.70 / 1.87 blended, 4x24 1.42 / 1.51, 4x8 5x5->10x10 1.67 / 1.77); so do
+    // other types: it converts each column once (nhwc bf16 4x48 3x3->6x6 1.74 / 1.41).
+    if blends
+        && p.src.dtype == DataType::F32
+        && l.block.is_multiple_of(16)
+        && pr.taps.len() * l.block <= FLAT_MIN
+    {
         return None;
     }
     // Greedy groups of consecutive pixels whose columns span at most FLAT_GROUP values (at
