@@ -1845,6 +1845,58 @@ fn identity_rows_gather_by_table_periods() {
     crate::core::threads::set_max_threads(before);
 }
 
+/// Raw nearest channels-last rows that repeat their source row (upsampling along the axis
+/// outside the pixels) are copied two at a time: whole 64-byte pixels and others, every
+/// type's size, blocked lanes, plain and streamed, at 1 and 3 threads (a pair split between
+/// chunks), bit for bit against the reference on every ISA.
+#[test]
+fn repeated_source_rows_match_reference_bitwise() {
+    let mut rng = Rng::new(0x2c0f);
+    let before = crate::core::threads::max_threads();
+    for case in 0..n_cases(80) {
+        let dt = rng.pick(&[DataType::F32, DataType::Bf16, DataType::U8]);
+        let c = rng.pick(&[16, 32, 48, 64, 128, 17, 40]) * 4 / dt.size();
+        let block = rng.pick(&[1, 1, 1, 16]);
+        let (ih, iw) = (rng.range(1, 9), rng.range(16, 60));
+        let oh = ih * rng.range(1, 4) + rng.range(0, 3);
+        let ow = rng.range(16, 90);
+        let sd = [rng.range(1, 3), c, ih, iw];
+        let dd = [sd[0], c, oh, ow];
+        let rule = |rng: &mut Rng, i: usize, o: usize| match rng.below(3) {
+            0 => AxisRule::OnednnHalfPixel,
+            1 => AxisRule::Dnnl12,
+            _ => AxisRule::Floor {
+                ratio: i as f32 / o as f32,
+                exact: true,
+            },
+        };
+        let axes = vec![
+            AxisRule::Identity,
+            AxisRule::Identity,
+            rule(&mut rng, ih, oh),
+            rule(&mut rng, iw, ow),
+        ];
+        let src = lanes_layout(dt, &sd, block);
+        let p = Problem {
+            alg: Algorithm::Nearest,
+            direction: Direction::Forward,
+            axes,
+            src: src.clone(),
+            dst: lanes_layout(dt, &dd, block),
+            post_ops: vec![],
+            numerics: Numerics::Onednn,
+        };
+        let probe = Plan::new(p.clone()).unwrap();
+        let sbuf = fill(&mut rng, &src);
+        for force in [false, true] {
+            streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+            same_bits_on_every_isa(&probe, &sbuf, case);
+        }
+        streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+    crate::core::threads::set_max_threads(before);
+}
+
 /// Fuzzer finding: a channels-last problem whose identity pixel axis is huge built a
 /// per-pixel table of gigabytes at plan time. Plans now stay small (the walk falls back to
 /// per-run lanes) — and still compute the right values on a strided view of one element.

@@ -362,6 +362,34 @@ pub(crate) unsafe fn lanes_rows(
                     || (dstep == valid && (valid * dsz).is_multiple_of(32))
                     || simd::packs_pixels(valid * dsz, dstep * dsz);
                 let sp = b.src.add(sc.offs[0] * ssz);
+                // The next run copying the same source row (upsampling along the axis
+                // outside the pixels) is written in the same pass.
+                // (Merged rows' runs share their base: never.)
+                let next = r < end && pad == 0 && pr.px2.is_none();
+                if let Some(rc) = pr.rows.as_ref().filter(|_| next) {
+                    let mut nidx = runs.pos;
+                    nidx[g.c] = runs.pos[g.c] * g.block;
+                    let same = runs.pos[g.c] == blk
+                        && runs.doff > doff
+                        && rc.get(&nidx, runs.sbase).offs[0] == sc.offs[0];
+                    if same {
+                        let twin = (runs.doff - doff) * dsz;
+                        runs.advance();
+                        r += 1;
+                        simd::copy_pixels_twice(
+                            sp,
+                            taps,
+                            ssz,
+                            valid * dsz,
+                            b.dst.add(doff * dsz),
+                            dstep * dsz,
+                            twin,
+                            stream && lines,
+                            raw,
+                        );
+                        continue;
+                    }
+                }
                 simd::copy_pixels(
                     sp,
                     taps,
