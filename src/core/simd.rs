@@ -4017,32 +4017,10 @@ mod tests {
             let lead = next(64);
             for isa in available_isas() {
                 for nt in [false, true] {
-                    let mut out =
-                        super::super::aligned::AlignedBuf::<u8>::zeroed(want.len() + lead + 64);
-                    out.fill(0xA5);
                     packed += with_isa(isa, || packs_pixels(bytes, bytes) && nt) as usize;
-                    // SAFETY: every tap's pixel lies in `src`, `out` holds the row at `lead`.
-                    with_isa(isa, || unsafe {
-                        copy_pixels(
-                            src,
-                            &taps,
-                            ssz,
-                            bytes,
-                            out.as_mut_ptr().add(lead),
-                            bytes,
-                            0,
-                            nt,
-                            RawCopy::Bits,
-                        );
-                        store_fence();
-                    });
                     let what = format!("case {case} {isa:?} nt {nt} bytes {bytes} lead {lead}");
-                    assert_eq!(&out[lead..lead + want.len()], &want[..], "{what}");
-                    assert!(out[..lead].iter().all(|&b| b == 0xA5), "{what}: before");
-                    assert!(
-                        out[lead + want.len()..].iter().all(|&b| b == 0xA5),
-                        "{what}: after"
-                    );
+                    // SAFETY: every tap's pixel lies in `src`.
+                    unsafe { copies_exactly(isa, nt, src, &taps, ssz, bytes, lead, &want, &what) };
                 }
             }
         }
@@ -4050,6 +4028,40 @@ mod tests {
         unsafe { libc::munmap(base as *mut _, 3 * page) };
         let lines = available_isas().contains(&Isa::Avx512) && byte_permutes();
         assert_eq!(packed > 0, lines, "{packed} packed copies");
+    }
+
+    /// Copies `taps`' pixels (`bytes` each, back to back) on `isa` into a row `lead` bytes
+    /// into a buffer of 0xA5, plain or streamed; asserts the row is `want` and nothing
+    /// around it changed.
+    ///
+    /// # Safety
+    /// Every tap's pixel lies in `src`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn copies_exactly(
+        isa: Isa,
+        nt: bool,
+        src: *const u8,
+        taps: &[(usize, usize, f32, f32)],
+        ssz: usize,
+        bytes: usize,
+        lead: usize,
+        want: &[u8],
+        what: &str,
+    ) {
+        let mut out = super::super::aligned::AlignedBuf::<u8>::zeroed(want.len() + lead + 64);
+        out.fill(0xA5);
+        // SAFETY: the caller's pixels; `out` holds the row at `lead`.
+        with_isa(isa, || unsafe {
+            let row = out.as_mut_ptr().add(lead);
+            copy_pixels(src, taps, ssz, bytes, row, bytes, 0, nt, RawCopy::Bits);
+            store_fence();
+        });
+        assert_eq!(&out[lead..lead + want.len()], want, "{what}");
+        assert!(out[..lead].iter().all(|&b| b == 0xA5), "{what}: before");
+        assert!(
+            out[lead + want.len()..].iter().all(|&b| b == 0xA5),
+            "{what}: after"
+        );
     }
 
     #[test]
@@ -4078,30 +4090,10 @@ mod tests {
                 .collect();
             for isa in available_isas() {
                 for nt in [false, true] {
-                    let mut out = super::super::aligned::AlignedBuf::<u8>::zeroed(want.len() + 128);
-                    out.fill(0xA5);
-                    // SAFETY: every tap's pixel lies in `src`, `out` holds the row at 64.
-                    with_isa(isa, || unsafe {
-                        copy_pixels(
-                            src.as_ptr(),
-                            &taps,
-                            4,
-                            bytes,
-                            out.as_mut_ptr().add(64),
-                            bytes,
-                            0,
-                            nt,
-                            RawCopy::Bits,
-                        );
-                        store_fence();
-                    });
                     let what = format!("{isa:?} nt {nt} bytes {bytes}");
-                    assert_eq!(&out[64..64 + want.len()], &want[..], "{what}");
-                    assert!(out[..64].iter().all(|&b| b == 0xA5), "{what}: before");
-                    assert!(
-                        out[64 + want.len()..].iter().all(|&b| b == 0xA5),
-                        "{what}: after"
-                    );
+                    let sp = src.as_ptr();
+                    // SAFETY: every tap's pixel lies in `src`.
+                    unsafe { copies_exactly(isa, nt, sp, &taps, 4, bytes, 64, &want, &what) };
                 }
             }
         }
