@@ -4068,19 +4068,13 @@ mod tests {
     fn whole_step_pixels_copy_every_byte() {
         // Pixels of whole 32- and 64-byte steps (the sizes with unrolled copies among them),
         // plain and streamed, on every ISA: each pixel's bytes at its place, none around.
-        let mut x = 0x2545_F491u32;
-        let mut next = |m: usize| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize % m
-        };
+        let mut rng = super::super::tests::Rng::new(0x2545_F491);
         for bytes in [32, 64, 96, 128, 192, 256, 320, 512, 576] {
             let n_src = 9;
-            let src: Vec<u8> = (0..n_src * bytes).map(|_| next(256) as u8).collect();
+            let src: Vec<u8> = (0..n_src * bytes).map(|_| rng.below(256) as u8).collect();
             let taps: Vec<(usize, usize, f32, f32)> = (0..7)
                 .map(|_| {
-                    let i = next(n_src) * bytes / 4;
+                    let i = rng.below(n_src) * bytes / 4;
                     (i, i, 1.0, 0.0)
                 })
                 .collect();
