@@ -371,7 +371,7 @@ pub(crate) unsafe fn lanes_rows(
                     nidx[g.c] = runs.pos[g.c] * g.block;
                     let same = runs.pos[g.c] == blk
                         && runs.doff > doff
-                        && rc.get(&nidx, runs.sbase).offs[0] == sc.offs[0];
+                        && rc.row(&nidx).offs[0] + runs.sbase == sc.offs[0];
                     if same {
                         let twin = (runs.doff - doff) * dsz;
                         runs.advance();

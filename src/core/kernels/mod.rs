@@ -112,11 +112,17 @@ impl RowCorners {
         Some(RowCorners { axes, corners })
     }
 
-    /// The corners of the row holding output index `idx`, from src element `base`.
+    /// The corners of the row holding output index `idx`, from the run's src base.
+    #[inline]
+    fn row(&self, idx: &[usize]) -> &SmallCorners {
+        let r: usize = self.axes.iter().map(|&(a, m)| idx[a] * m).sum();
+        &self.corners[r]
+    }
+
+    /// [`Self::row`]'s corners from src element `base`.
     #[inline]
     fn get(&self, idx: &[usize], base: usize) -> SmallCorners {
-        let r: usize = self.axes.iter().map(|&(a, m)| idx[a] * m).sum();
-        let mut c = self.corners[r].clone();
+        let mut c = self.row(idx).clone();
         for o in &mut c.offs {
             *o += base;
         }
