@@ -1357,3 +1357,77 @@ fn short_rows_go_four_at_a_time() {
         );
     }
 }
+
+/// Channels-last linear backward whose diff_dst outgrows a core's L2 cache: `bwd_tiny` asks
+/// for each diff_dst pixel once, at the element that reads it first (the ask list's
+/// invariant), and sums the reference's bits with the asks running (as from memory) on
+/// every ISA; nearest 2x, each pixel read once, asks for nothing.
+#[test]
+fn pixels_asked_ahead_are_each_pixel_once_at_its_first_reader() {
+    let mut rng = Rng::new(0xA4EAD);
+    let isas = simd::available_isas();
+    // diff_dst images of at least 1.5 L2 caches.
+    let pixels = crate::core::cache::l2_per_core() * 3 / 2 / (64 * 4);
+    let side = (pixels as f64).sqrt().ceil() as usize / 2 * 2;
+    let mut asked = 0;
+    for (case, (alg, c, fin, fout)) in [
+        (
+            Algorithm::Linear,
+            64,
+            vec![side / 2, side / 2],
+            vec![side, side],
+        ),
+        (
+            Algorithm::Linear,
+            64,
+            vec![side / 2 + 3, side / 3],
+            vec![side, side + 5],
+        ),
+        (
+            Algorithm::Linear,
+            32,
+            vec![side / 2, side],
+            vec![side, side * 2],
+        ),
+        (Algorithm::Linear, 64, vec![side / 8; 3], vec![side / 4; 3]),
+        (
+            Algorithm::Nearest,
+            64,
+            vec![side / 2, side / 2],
+            vec![side, side],
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let p = channels_last_bwd(alg, c, &fin, &fout, DataType::F32, DataType::F32);
+        let plan = Plan::new(p.clone()).unwrap();
+        let plan::Strategy::BwdTiny(g) = &plan.strategy else {
+            panic!("case {case}: {}\n{p:?}", plan.kernel_name());
+        };
+        match (&g.ahead, alg) {
+            (Some(a), Algorithm::Linear) => {
+                asked += 1;
+                let mut first_reader = std::collections::HashMap::new();
+                for (e, &(_, t0, t1)) in g.elems.iter().enumerate() {
+                    for &o in &g.toff[t0 as usize..t1 as usize] {
+                        first_reader.entry(o).or_insert(e);
+                    }
+                }
+                assert_eq!(a.starts.len(), g.elems.len() + 1, "case {case}");
+                assert_eq!(a.first.len(), first_reader.len(), "case {case}");
+                for e in 0..g.elems.len() {
+                    for o in &a.first[a.starts[e] as usize..a.starts[e + 1] as usize] {
+                        assert_eq!(first_reader.get(o), Some(&e), "case {case}: pixel {o}");
+                    }
+                }
+            }
+            (None, Algorithm::Nearest) => {}
+            (a, _) => panic!("case {case}: asks {:?}\n{p:?}", a.is_some()),
+        }
+        streaming::FORCE_STREAM.store(true, std::sync::atomic::Ordering::Relaxed);
+        matches_reference_on(&mut rng, case, &p, &isas);
+        streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+    assert_eq!(asked, 4);
+}
