@@ -38,6 +38,8 @@ pub(crate) enum Strategy {
     BwdTiny(kernels::bwd_tiny::TinyGeom),
     /// Backward of forward downsampling over small planes: diff_dst scattered.
     BwdScatter(kernels::bwd_scatter::ScatterGeom),
+    /// Nearest backward reading no diff_dst element twice: diff_dst rows spread out.
+    BwdExpand(kernels::bwd_expand::ExpandGeom),
     /// No resampled axis (a layout / type conversion) that `Lanes` does not cover: rows
     /// along the finest dst axis with per-axis offset tables.
     Copy(CopyGeom),
@@ -76,6 +78,7 @@ impl Strategy {
             Strategy::BwdTiny(ref g) if g.transpose.is_some() => "bwd_tiny_transposed",
             Strategy::BwdTiny(_) => "bwd_tiny",
             Strategy::BwdScatter(_) => "bwd_scatter",
+            Strategy::BwdExpand(_) => "bwd_expand",
             Strategy::Copy(_) => "copy",
             Strategy::Generic => "generic",
         }
@@ -405,6 +408,13 @@ impl Plan {
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
                 // planes, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_scatter::run(p, t, g, b, s, e) },
+            ),
+            Strategy::BwdExpand(g) => par(
+                g.runs,
+                (grain_elems / g.run_cost()).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
+                // rows, so every dst element has one writer.
+                &|s, e| unsafe { kernels::bwd_expand::run(p, t, g, b, s, e) },
             ),
             Strategy::Copy(g) => {
                 let per_run =

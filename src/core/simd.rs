@@ -1966,7 +1966,11 @@ pub(crate) unsafe fn stream_copy(src: *const u8, dst: *mut u8, n: usize) {
         unsafe {
             use std::arch::x86_64::*;
             let h = ((64 - dst as usize % 64) % 64).min(n);
-            std::ptr::copy_nonoverlapping(src, dst, h);
+            // (No empty heads or tails: a zero-length libc call may still touch `dst`, and
+            // a line with streamed stores pending then waits for them.)
+            if h > 0 {
+                std::ptr::copy_nonoverlapping(src, dst, h);
+            }
             let lines = (n - h) / 64;
             for k in 0..lines {
                 let (s, d) = (src.add(h + 64 * k), dst.add(h + 64 * k));
@@ -1978,7 +1982,9 @@ pub(crate) unsafe fn stream_copy(src: *const u8, dst: *mut u8, n: usize) {
                 _mm256_stream_si256(d.add(32) as *mut __m256i, y);
             }
             let done = h + 64 * lines;
-            std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), n - done);
+            if done < n {
+                std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), n - done);
+            }
         }
     }
     // SAFETY: the AVX2 variant runs only when `isa()` says the CPU has it; the caller
@@ -2005,7 +2011,9 @@ pub(crate) unsafe fn stream_zero(dst: *mut u8, n: usize) {
         unsafe {
             use std::arch::x86_64::*;
             let h = ((64 - dst as usize % 64) % 64).min(n);
-            std::ptr::write_bytes(dst, 0, h);
+            if h > 0 {
+                std::ptr::write_bytes(dst, 0, h);
+            }
             let lines = (n - h) / 64;
             let z = _mm256_setzero_si256();
             for k in 0..lines {
@@ -2014,7 +2022,9 @@ pub(crate) unsafe fn stream_zero(dst: *mut u8, n: usize) {
                 _mm256_stream_si256(d.add(32) as *mut __m256i, z);
             }
             let done = h + 64 * lines;
-            std::ptr::write_bytes(dst.add(done), 0, n - done);
+            if done < n {
+                std::ptr::write_bytes(dst.add(done), 0, n - done);
+            }
         }
     }
     // SAFETY: the AVX2 variant runs only when `isa()` says the CPU has it; the caller

@@ -1431,3 +1431,76 @@ fn pixels_asked_ahead_are_each_pixel_once_at_its_first_reader() {
     }
     assert_eq!(asked, 4);
 }
+
+/// Nearest backward of forward downsampling (and of ratios reading no input twice) along a
+/// long unit-stride last axis, channels-first, 1-3 spatial axes, every axis rule, f32 /
+/// bf16 diff_dst into f32 / bf16 / f16 diff_src, special values (-0 becomes +0), offsets
+/// and misaligned buffers, streamed or not: `bwd_expand`'s rows carry the reference's bits
+/// on every ISA.
+#[test]
+fn spread_rows_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0xE4FA);
+    let isas = simd::available_isas();
+    let mut taken = 0;
+    let cases = n_cases(120);
+    for case in 0..cases {
+        let spatial = rng.range(1, 3);
+        let flavour = rng.below(5);
+        let (mut fin, mut fout) = (vec![rng.range(1, 2), rng.range(1, 5)], vec![]);
+        fout.extend_from_slice(&fin);
+        let mut axes = vec![AxisRule::Identity; 2];
+        for k in 0..spatial {
+            let last = k + 1 == spatial;
+            let i = if last {
+                rng.range(48, 300)
+            } else {
+                rng.range(1, 12)
+            };
+            let o = match rng.below(4) {
+                0 if !last => i,
+                1 => (i as f32 / rng.pick(&[1.0, 1.3, 1.5, 2.0, 3.0, 4.5])) as usize,
+                _ => i / rng.range(2, 4),
+            }
+            .max(1);
+            fin.push(i);
+            fout.push(o);
+            axes.push(if i == o && rng.below(2) == 0 {
+                AxisRule::Identity
+            } else {
+                random_rule(&mut rng, flavour, i, o, false)
+            });
+        }
+        let sdt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16]);
+        let ddt = rng.pick(&[DataType::F32, DataType::F32, DataType::Bf16, DataType::F16]);
+        let mut src = Layout::dense(sdt, &fout);
+        src.offset = rng.below(3);
+        let p = Problem {
+            alg: Algorithm::Nearest,
+            direction: Direction::Backward,
+            axes,
+            src,
+            dst: Layout::dense(ddt, &fin),
+            post_ops: vec![],
+            numerics: rng.pick(&[Numerics::Onednn, Numerics::Ieee]),
+        };
+        let force = rng.below(2) == 0;
+        streaming::FORCE_STREAM.store(force, std::sync::atomic::Ordering::Relaxed);
+        let kernel = matches_reference_on(&mut rng, case, &p, &isas);
+        // Buffers one byte off their alignment (the rows go through scratch).
+        let s = fill(&mut rng, &p.src, true);
+        let mut slow = fill(&mut rng, &p.dst, false);
+        let plan = Plan::new(p.clone()).unwrap();
+        plan.execute_reference(&s, &mut slow, &[]).unwrap();
+        let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; slow.len() + 1]);
+        s1[1..].copy_from_slice(&s);
+        plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
+        streaming::FORCE_STREAM.store(false, std::sync::atomic::Ordering::Relaxed);
+        let e = first_difference(&f1[1..], &slow, p.dst.dtype);
+        assert!(e.is_none(), "case {case} misaligned: byte {e:?}\n{p:?}");
+        taken += usize::from(kernel == "bwd_expand");
+    }
+    assert!(
+        reduced_run() || taken > cases / 2,
+        "bwd_expand took {taken} of {cases}"
+    );
+}

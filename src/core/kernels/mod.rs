@@ -19,6 +19,7 @@
 
 // The tables are planned on every target; only x86 has the block kernels that read them.
 pub(crate) mod bwd_box;
+pub(crate) mod bwd_expand;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod bwd_perm;
 pub(crate) mod bwd_planes;
@@ -162,6 +163,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     });
     if corners.is_none() {
         return Strategy::Generic;
+    }
+    if let Some(g) = bwd_expand::plan(p, t) {
+        return Strategy::BwdExpand(g);
     }
     if let Some(g) = bwd_scatter::plan(p, t) {
         return Strategy::BwdScatter(g);
