@@ -45,7 +45,9 @@ pub(crate) struct ExpandGeom {
     /// Per diff_src column of the row: its diff_dst column or `NONE`.
     cols: Vec<u32>,
     /// The row in vectors of `lanes` columns (16 AVX-512, 8 AVX2; none elsewhere).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     blocks: Vec<Block>,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     lanes: usize,
     /// diff_dst row length.
     w_in: usize,
