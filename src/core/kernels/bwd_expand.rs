@@ -93,7 +93,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<ExpandGeom> {
         || s.strides[w] != 1
         || d.strides[w] != 1
         || d.dims[w] < MIN_ROW
-        // Same extents: `bwd_stream`'s flat walk takes identities in one pass.
+        // Same extents with no input read twice is the identity: `bwd_stream`'s flat walk
+        // takes it in one pass.
         || s.dims == d.dims
     {
         return None;
@@ -178,7 +179,8 @@ pub(crate) unsafe fn run(
         let mut out = AlignedBuf::<f32>::zeroed(0);
         // Zero rows back to back in dst are zeroed together: (first byte, bytes).
         let mut zeros: (*mut u8, usize) = (b.dst, 0);
-        let zero = |(at, bytes): (*mut u8, usize)| match stream {
+        let flush = |(at, bytes): (*mut u8, usize)| match stream {
+            _ if bytes == 0 => {}
             true => simd::stream_zero(at, bytes),
             false => std::ptr::write_bytes(at, 0, bytes),
         };
@@ -191,15 +193,15 @@ pub(crate) unsafe fn run(
                     soff = (j != NONE).then(|| o + j as usize * s.strides[a]);
                 }
             }
-            if soff.is_some() || zeros.0.wrapping_add(zeros.1) != at {
-                if zeros.1 > 0 {
-                    zero(zeros);
-                }
-                zeros = (at, 0);
-            }
             match soff {
-                None => zeros.1 += n * dsz,
+                None if zeros.1 > 0 && zeros.0.wrapping_add(zeros.1) == at => zeros.1 += n * dsz,
+                None => {
+                    flush(zeros);
+                    zeros = (at, n * dsz);
+                }
                 Some(so) => {
+                    flush(zeros);
+                    zeros.1 = 0;
                     let row = if direct_src {
                         (b.src as *const f32).add(so)
                     } else {
@@ -208,24 +210,19 @@ pub(crate) unsafe fn run(
                     };
                     if direct_dst && !stream {
                         spread(g, row, at as *mut f32);
-                    } else if direct_dst {
+                    } else {
+                        // Through scratch at dst's offset within a line (streamed f32 rows
+                        // then copy line for line), converted or streamed as the store says.
                         let o = simd::scratch_like(&mut out, at, n);
                         spread(g, row, o);
-                        simd::stream_copy(o as *const u8, at, n * 4);
-                    } else {
-                        if out.len() < n {
-                            out.resize(n);
-                        }
-                        spread(g, row, out.as_mut_ptr());
-                        simd::store_contiguous_as(stream, d.dtype, p.numerics, &out[..n], at);
+                        let vals = std::slice::from_raw_parts(o, n);
+                        simd::store_contiguous_as(stream, d.dtype, p.numerics, vals, at);
                     }
                 }
             }
             runs.advance();
         }
-        if zeros.1 > 0 {
-            zero(zeros);
-        }
+        flush(zeros);
         if stream {
             // The streamed stores must be visible before this chunk is reported done.
             simd::store_fence();
