@@ -165,7 +165,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         .span_bytes()
         .is_some_and(|b| b <= crate::core::cache::l2_per_core());
     let max_row = match simd::isa() {
-        simd::Isa::Avx512 if iw <= 32 => 4 * MAX_ROW,
+        simd::Isa::Avx512 if iw <= 64 => 4 * MAX_ROW,
         simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
@@ -344,7 +344,7 @@ unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f
 /// Safety: AVX-512F (with `$bf`, AVX-512BW/VL/BF16) is enabled in the kernel; loads touch
 /// only the `iw` columns of each source row and stores only the row's `ow` outputs
 /// (masked-off lanes are neither read nor written); the permutation indices are below `iw`;
-/// `ow <= 16 * NV`.
+/// `ow <= 16 * NV`; `iw <= 32`, or `iw <= 64` with `W4`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! permute_body {
     ($bf:literal, $src:expr, $dst:expr, $g:expr) => {{
@@ -353,17 +353,23 @@ macro_rules! permute_body {
         let (src, dst, g): (*const u8, *mut u8, &PlaneGeom) = ($src, $dst, $g);
         let (iw, ow) = (g.iw, g.ow);
         let mask = |n: usize| -> __mmask16 { ((1u32 << n.min(16)) - 1) as __mmask16 };
-        let (m0, m1) = (mask(iw), mask(iw.saturating_sub(16)));
+        let m: [__mmask16; 4] = std::array::from_fn(|k| mask(iw.saturating_sub(16 * k)));
         // Per output vector: its store mask and tables (zero-padded to 64 entries at plan
-        // time).
+        // time); with `W4`, which lanes of each tap read columns 32.. .
+        let upper = |i: __m512i| _mm512_cmpge_epu32_mask(i, _mm512_set1_epi32(32));
         let vecs: [_; NV] = std::array::from_fn(|k| {
             let j = 16 * k;
-            (
-                mask(ow.saturating_sub(j)),
+            let (c, e) = (
                 _mm512_loadu_si512(g.c.as_ptr().add(j) as *const _),
                 _mm512_loadu_si512(g.e.as_ptr().add(j) as *const _),
+            );
+            (
+                mask(ow.saturating_sub(j)),
+                c,
+                e,
                 _mm512_loadu_ps(g.p.as_ptr().add(j)),
                 _mm512_loadu_ps(g.q.as_ptr().add(j)),
+                (upper(c), upper(e)),
             )
         });
         let load = |p: *const u8, m: __mmask16, k: usize| {
@@ -386,14 +392,29 @@ macro_rules! permute_body {
                 let y1 = load(s1, m, k);
                 _mm512_add_ps(_mm512_mul_ps(y0, u), _mm512_mul_ps(y1, v))
             };
-            let lo = blend(m0, 0);
-            let hi = if iw > 16 { blend(m1, 16) } else { lo };
-            for (k, &(mo, c, e, p, q)) in vecs.iter().enumerate() {
+            let lo = blend(m[0], 0);
+            let hi = if iw > 16 { blend(m[1], 16) } else { lo };
+            // Columns 32..64 (`W4` only): two more vectors, and each tap's lanes that read
+            // them from a second permute.
+            let (v2, v3) = if W4 {
+                let v2 = blend(m[2], 32);
+                (v2, if iw > 48 { blend(m[3], 48) } else { v2 })
+            } else {
+                (lo, hi)
+            };
+            let tap = |i: __m512i, up: __mmask16| {
+                let x = _mm512_permutex2var_ps(lo, i, hi);
+                if W4 {
+                    _mm512_mask_blend_ps(up, x, _mm512_permutex2var_ps(v2, i, v3))
+                } else {
+                    x
+                }
+            };
+            for (k, &(mo, c, e, p, q, (uc, ue))) in vecs.iter().enumerate() {
                 if k > 0 && ow <= 16 * k {
                     break;
                 }
-                let x0 = _mm512_permutex2var_ps(lo, c, hi);
-                let x1 = _mm512_permutex2var_ps(lo, e, hi);
+                let (x0, x1) = (tap(c, uc), tap(e, ue));
                 let val = _mm512_add_ps(_mm512_mul_ps(x0, p), _mm512_mul_ps(x1, q));
                 let at = r * ow + 16 * k;
                 if BF {
@@ -407,13 +428,21 @@ macro_rules! permute_body {
     }};
 }
 
-/// [`plane_body`] on AVX-512 for blended rows of at most 32 columns: a row's blend is one
-/// or two masked vectors straight from the source rows, and its outputs are two
-/// permutations of them (no buffer, no gathers: the gathers of the per-element tables cost
-/// nchw f32 1x256 14x10->5x3 22 us, oneDNN 9.8).
+/// [`plane_body`] on AVX-512 for blended rows of at most 32 columns (64 with `W4`): a row's
+/// blend is up to two (four) masked vectors straight from the source rows, and its outputs
+/// are two permutations of them (no buffer, no gathers: the gathers of the per-element
+/// tables cost nchw f32 1x256 14x10->5x3 22 us, oneDNN 9.8). With `W4` each tap is two
+/// permutes and a blend by the index's high bit: rows of 33..64 columns took the AVX2
+/// gathers, or the rows kernel past 16 outputs (1 thread, Xeon, us: nchw f32 8x4
+/// 25x36->55x12 22.5 -> 7.6, oneDNN 17; 4x16 40x40->60x60 90 -> 35; 4x32 20x50->40x20 105
+/// -> 31, bf16 116 -> 47).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, g: &PlaneGeom) {
+unsafe fn plane_avx512_permute<const NV: usize, const W4: bool>(
+    src: *const f32,
+    dst: *mut f32,
+    g: &PlaneGeom,
+) {
     // SAFETY: the caller's (`permute_body`'s contract), AVX-512F detected.
     unsafe { permute_body!(false, src as *const u8, dst as *mut u8, g) }
 }
@@ -424,7 +453,7 @@ unsafe fn plane_avx512_permute<const NV: usize>(src: *const f32, dst: *mut f32, 
 /// bf16 8x256 32->64 linear: they were 37% of the time).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
-unsafe fn plane_avx512_permute_bf16<const NV: usize>(
+unsafe fn plane_avx512_permute_bf16<const NV: usize, const W4: bool>(
     src: *const u16,
     dst: *mut u16,
     g: &PlaneGeom,
@@ -613,9 +642,14 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
         match simd::isa() {
             #[cfg(target_arch = "x86_64")]
             simd::Isa::Avx512 if g.iw <= 32 => match g.ow {
-                0..=16 => plane_avx512_permute::<1>(src, dst, g),
-                17..=32 => plane_avx512_permute::<2>(src, dst, g),
-                _ => plane_avx512_permute::<4>(src, dst, g),
+                0..=16 => plane_avx512_permute::<1, false>(src, dst, g),
+                17..=32 => plane_avx512_permute::<2, false>(src, dst, g),
+                _ => plane_avx512_permute::<4, false>(src, dst, g),
+            },
+            simd::Isa::Avx512 if g.iw <= 64 => match g.ow {
+                0..=16 => plane_avx512_permute::<1, true>(src, dst, g),
+                17..=32 => plane_avx512_permute::<2, true>(src, dst, g),
+                _ => plane_avx512_permute::<4, true>(src, dst, g),
             },
             simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf),
             simd::Isa::Base | simd::Isa::Neon => plane_body(src, dst, g, buf),
@@ -658,7 +692,7 @@ pub(crate) unsafe fn run(
         && p.numerics != crate::core::dtype::Numerics::Ieee
         && g.depth.is_none()
         && g.group.is_none()
-        && g.iw <= 32
+        && g.iw <= 64
         && simd::isa() == simd::Isa::Avx512
         && simd::avx512bf16();
     #[cfg(not(target_arch = "x86_64"))]
@@ -773,10 +807,13 @@ pub(crate) unsafe fn run(
                 let (sp, dp) = (bufs.src as *const u16, bufs.dst as *mut u16);
                 for k in 0..n {
                     let (s, d) = (sp.add(sbase + k * sstep), dp.add(doff + k * out_n));
-                    match g.ow {
-                        0..=16 => plane_avx512_permute_bf16::<1>(s, d, g),
-                        17..=32 => plane_avx512_permute_bf16::<2>(s, d, g),
-                        _ => plane_avx512_permute_bf16::<4>(s, d, g),
+                    match (g.ow, g.iw <= 32) {
+                        (0..=16, true) => plane_avx512_permute_bf16::<1, false>(s, d, g),
+                        (17..=32, true) => plane_avx512_permute_bf16::<2, false>(s, d, g),
+                        (_, true) => plane_avx512_permute_bf16::<4, false>(s, d, g),
+                        (0..=16, false) => plane_avx512_permute_bf16::<1, true>(s, d, g),
+                        (17..=32, false) => plane_avx512_permute_bf16::<2, true>(s, d, g),
+                        (_, false) => plane_avx512_permute_bf16::<4, true>(s, d, g),
                     }
                 }
             }
