@@ -646,6 +646,7 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
                 17..=32 => plane_avx512_permute::<2, false>(src, dst, g),
                 _ => plane_avx512_permute::<4, false>(src, dst, g),
             },
+            #[cfg(target_arch = "x86_64")]
             simd::Isa::Avx512 if g.iw <= 64 => match g.ow {
                 0..=16 => plane_avx512_permute::<1, true>(src, dst, g),
                 17..=32 => plane_avx512_permute::<2, true>(src, dst, g),
