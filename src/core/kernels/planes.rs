@@ -25,6 +25,10 @@ const MAX_SPAN: usize = 1 << 14;
 /// 4x4->8x8: 1.6 us here, 4 us by rows).
 const MAX_ROW: usize = 16;
 
+/// Widest blended row (columns) the AVX-512 permute planes take: four vectors (see
+/// [`plane_avx512_permute`]).
+const PERMUTE_COLS: usize = 64;
+
 #[derive(Clone, Debug)]
 pub(crate) struct PlaneGeom {
     /// The row axis walked inside a plane; `w` itself for planes of one row.
@@ -165,7 +169,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         .span_bytes()
         .is_some_and(|b| b <= crate::core::cache::l2_per_core());
     let max_row = match simd::isa() {
-        simd::Isa::Avx512 if iw <= 64 => 4 * MAX_ROW,
+        simd::Isa::Avx512 if iw <= PERMUTE_COLS => 4 * MAX_ROW,
         simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
@@ -428,6 +432,22 @@ macro_rules! permute_body {
     }};
 }
 
+/// Calls permute kernel `$k` with the output vectors a row of `$g` needs (`NV`) and four
+/// input vectors (`W4`) past 32 columns.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_shape {
+    ($k:ident, $s:expr, $d:expr, $g:expr) => {
+        match ($g.ow, $g.iw <= 32) {
+            (0..=16, true) => $k::<1, false>($s, $d, $g),
+            (17..=32, true) => $k::<2, false>($s, $d, $g),
+            (_, true) => $k::<4, false>($s, $d, $g),
+            (0..=16, false) => $k::<1, true>($s, $d, $g),
+            (17..=32, false) => $k::<2, true>($s, $d, $g),
+            (_, false) => $k::<4, true>($s, $d, $g),
+        }
+    };
+}
+
 /// [`plane_body`] on AVX-512 for blended rows of at most 32 columns (64 with `W4`): a row's
 /// blend is up to two (four) masked vectors straight from the source rows, and its outputs
 /// are two permutations of them (no buffer, no gathers: the gathers of the per-element
@@ -641,17 +661,9 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
         }
         match simd::isa() {
             #[cfg(target_arch = "x86_64")]
-            simd::Isa::Avx512 if g.iw <= 32 => match g.ow {
-                0..=16 => plane_avx512_permute::<1, false>(src, dst, g),
-                17..=32 => plane_avx512_permute::<2, false>(src, dst, g),
-                _ => plane_avx512_permute::<4, false>(src, dst, g),
-            },
-            #[cfg(target_arch = "x86_64")]
-            simd::Isa::Avx512 if g.iw <= 64 => match g.ow {
-                0..=16 => plane_avx512_permute::<1, true>(src, dst, g),
-                17..=32 => plane_avx512_permute::<2, true>(src, dst, g),
-                _ => plane_avx512_permute::<4, true>(src, dst, g),
-            },
+            simd::Isa::Avx512 if g.iw <= PERMUTE_COLS => {
+                by_shape!(plane_avx512_permute, src, dst, g)
+            }
             simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf),
             simd::Isa::Base | simd::Isa::Neon => plane_body(src, dst, g, buf),
         }
@@ -693,7 +705,7 @@ pub(crate) unsafe fn run(
         && p.numerics != crate::core::dtype::Numerics::Ieee
         && g.depth.is_none()
         && g.group.is_none()
-        && g.iw <= 64
+        && g.iw <= PERMUTE_COLS
         && simd::isa() == simd::Isa::Avx512
         && simd::avx512bf16();
     #[cfg(not(target_arch = "x86_64"))]
@@ -808,14 +820,7 @@ pub(crate) unsafe fn run(
                 let (sp, dp) = (bufs.src as *const u16, bufs.dst as *mut u16);
                 for k in 0..n {
                     let (s, d) = (sp.add(sbase + k * sstep), dp.add(doff + k * out_n));
-                    match (g.ow, g.iw <= 32) {
-                        (0..=16, true) => plane_avx512_permute_bf16::<1, false>(s, d, g),
-                        (17..=32, true) => plane_avx512_permute_bf16::<2, false>(s, d, g),
-                        (_, true) => plane_avx512_permute_bf16::<4, false>(s, d, g),
-                        (0..=16, false) => plane_avx512_permute_bf16::<1, true>(s, d, g),
-                        (17..=32, false) => plane_avx512_permute_bf16::<2, true>(s, d, g),
-                        (_, false) => plane_avx512_permute_bf16::<4, true>(s, d, g),
-                    }
+                    by_shape!(plane_avx512_permute_bf16, s, d, g);
                 }
             }
             continue;
