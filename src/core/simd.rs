@@ -3397,6 +3397,80 @@ pub(crate) fn byte_permute_blocks() -> Option<(usize, usize)> {
     }
 }
 
+/// (output bytes per block, source window bytes) of the permutes for pixels of `px` bytes:
+/// [`byte_permute_blocks`], except that without VBMI, pixels of whole 4-byte words take
+/// AVX2 word permutes (`vpermd`), 32 bytes from 32: twice a `pshufb`'s bytes an
+/// instruction, across the lanes (`RESAMPLE_ISA=avx2`, 1 thread, nchw f32 nearest
+/// 1x256 1266->3797 streamed, and 1x1 163x90x39->82x180x116 streamed short rows, which took
+/// the 4-byte gathers: see `kernels::rows`).
+pub(crate) fn permute_blocks(px: usize) -> Option<(usize, usize)> {
+    match byte_permute_blocks()? {
+        // (Pixels of 32 bytes or more copy as they are: `BytePerm::new`.)
+        (16, _) if px.is_multiple_of(4) && px < WORD_BLOCK => Some((WORD_BLOCK, WORD_BLOCK)),
+        b => Some(b),
+    }
+}
+
+/// Bytes of an AVX2 word-permute block (and of its source window).
+const WORD_BLOCK: usize = 32;
+
+/// Whether permute blocks of `block` bytes are AVX2 word permutes.
+pub(crate) fn word_permutes(block: usize) -> bool {
+    block == WORD_BLOCK && !byte_permutes()
+}
+
+/// Block `j` of a word-permuted row (32 bytes, AVX2): its window of the `src_bytes` at `src`
+/// (masked near their end: masked-off words are not read) permuted by word, bf16 values
+/// fixed up with `FIX`. Output word `k` is window word `idx[32 j + 4 k] / 4` (the tables'
+/// byte indices of whole words: `vpermd` reads bits 0-2 of each word shifted right by 2).
+///
+/// # Safety
+/// AVX2; the tables as [`permute_bytes`] requires them, built for whole-word pixels, with
+/// block `j` among them; `src_bytes` a multiple of 4.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn permuted_words<const FIX: bool>(
+    base: &[u32],
+    idx: &[u8],
+    j: usize,
+    src: *const u8,
+    src_bytes: usize,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract: `base[j]` lies within the `src_bytes` (both multiples
+    // of 4), read only within them, and `idx` holds 32 bytes per block.
+    unsafe {
+        let b = base[j] as usize;
+        let s = src.add(b);
+        let avail = src_bytes - b;
+        let w = if avail >= WORD_BLOCK {
+            _mm256_loadu_si256(s as *const __m256i)
+        } else {
+            _mm256_maskload_epi32(s as *const i32, word_mask(avail / 4))
+        };
+        let p = _mm256_loadu_si256(idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i);
+        let v = _mm256_permutevar8x32_epi32(w, _mm256_srli_epi32::<2>(p));
+        if FIX {
+            bf16_fix_avx2(v)
+        } else {
+            v
+        }
+    }
+}
+
+/// Words `0..n` (`n < 8`) of a 32-byte vector, as an AVX2 mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn word_mask(n: usize) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    _mm256_cmpgt_epi32(
+        _mm256_set1_epi32(n as i32),
+        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+    )
+}
+
 /// Block `j` of a byte-permuted row (16 bytes, SSSE3): its window of the `src_bytes` at
 /// `src` (copied to the stack near the row's end, so loads stay within them) permuted by
 /// its 16 indices, bf16 values fixed up with `FIX`.
@@ -3496,12 +3570,12 @@ unsafe fn permuted_64<const FIX: bool>(
 
 /// `dst[o] = src[base[o / block] + idx[o]]` for the `out_bytes` bytes of a row, from a
 /// source row of `src_bytes` (read only within it): one byte permute per `block` bytes
-/// (see [`byte_permute_blocks`]).
+/// (see [`permute_blocks`]).
 ///
 /// # Safety
 /// `src` holds `src_bytes`, `dst` has room for `out_bytes`; the tables are consistent
 /// (every `base + idx` of a stored byte below `src_bytes`, `idx` below the window) and were
-/// built for this CPU's `block` by [`byte_permute_blocks`].
+/// built for this CPU's `block` by [`permute_blocks`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn permute_bytes(
     base: &[u32],
@@ -3536,6 +3610,31 @@ pub(crate) unsafe fn permute_bytes(
                     let mut t = [0u8; 16];
                     _mm_storeu_si128(t.as_mut_ptr() as *mut __m128i, v);
                     std::ptr::copy_nonoverlapping(t.as_ptr(), dst.add(16 * j), n);
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn words<const FIX: bool>(
+        base: &[u32],
+        idx: &[u8],
+        src: *const u8,
+        src_bytes: usize,
+        dst: *mut u8,
+        out_bytes: usize,
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: the tables' blocks are read as `permuted_words` requires; stores stay
+        // within the `out_bytes` at `dst` (a multiple of 4: the last block's masked).
+        unsafe {
+            for j in 0..base.len() {
+                let v = permuted_words::<FIX>(base, idx, j, src, src_bytes);
+                let (n, d) = (out_bytes - WORD_BLOCK * j, dst.add(WORD_BLOCK * j));
+                if n >= WORD_BLOCK {
+                    _mm256_storeu_si256(d as *mut __m256i, v);
+                } else {
+                    _mm256_maskstore_epi32(d as *mut i32, word_mask(n / 4), v);
                 }
             }
         }
@@ -3576,6 +3675,12 @@ pub(crate) unsafe fn permute_bytes(
             }
             (Some((64, _)), true) if block == 64 => {
                 return vbmi::<true>(base, idx, src, src_bytes, dst, out_bytes)
+            }
+            (Some((16, _)), false) if block == WORD_BLOCK => {
+                return words::<false>(base, idx, src, src_bytes, dst, out_bytes)
+            }
+            (Some((16, _)), true) if block == WORD_BLOCK => {
+                return words::<true>(base, idx, src, src_bytes, dst, out_bytes)
             }
             (Some((16, _)), false) if block == 16 => {
                 return ssse3::<false>(base, idx, src, src_bytes, dst, out_bytes)
@@ -3660,6 +3765,45 @@ pub(crate) unsafe fn permute_bytes_stream(
         }
     }
     #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn words<const FIX: bool>(
+        base: &[u32],
+        idx: &[u8],
+        src: *const u8,
+        src_bytes: usize,
+        dsts: &[*mut u8],
+        out_bytes: usize,
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: the tables' blocks are read as `permuted_words` requires; stores stay
+        // within the `out_bytes` at each row: a line's two blocks streamed to one row after
+        // the other (the rows start lines), the rest plain, the last block masked
+        // (`out_bytes` is a multiple of 4).
+        unsafe {
+            let one = |j: usize| permuted_words::<FIX>(base, idx, j, src, src_bytes);
+            let lines = out_bytes / 64;
+            for l in 0..lines {
+                let (v0, v1) = (one(2 * l), one(2 * l + 1));
+                for &d in dsts {
+                    _mm256_stream_si256(d.add(64 * l) as *mut __m256i, v0);
+                    _mm256_stream_si256(d.add(64 * l + 32) as *mut __m256i, v1);
+                }
+            }
+            for j in 2 * lines..base.len() {
+                let v = one(j);
+                let n = out_bytes - WORD_BLOCK * j;
+                for &d in dsts {
+                    let d = d.add(WORD_BLOCK * j);
+                    if n >= WORD_BLOCK {
+                        _mm256_storeu_si256(d as *mut __m256i, v);
+                    } else {
+                        _mm256_maskstore_epi32(d as *mut i32, word_mask(n / 4), v);
+                    }
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn vbmi<const FIX: bool>(
         base: &[u32],
@@ -3699,6 +3843,12 @@ pub(crate) unsafe fn permute_bytes_stream(
                 }
                 (Some((64, _)), true) if block == 64 => {
                     vbmi::<true>(base, idx, src, src_bytes, dsts, out_bytes)
+                }
+                (Some((16, _)), false) if block == WORD_BLOCK => {
+                    words::<false>(base, idx, src, src_bytes, dsts, out_bytes)
+                }
+                (Some((16, _)), true) if block == WORD_BLOCK => {
+                    words::<true>(base, idx, src, src_bytes, dsts, out_bytes)
                 }
                 (Some((16, _)), false) if block == 16 => {
                     avx2::<false>(base, idx, src, src_bytes, dsts, out_bytes)

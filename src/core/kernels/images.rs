@@ -79,7 +79,8 @@ pub(crate) fn expand(f: &FwdTaps, nc: usize) -> FwdTaps {
 
 /// A raw nearest row of pixels wider than one element as bytes permuted from windows of
 /// the source row: per block of the output row (64 bytes from a 128-byte window with
-/// AVX-512 VBMI, 16 from 16 with SSSE3: [`simd::byte_permute_blocks`]), where its source
+/// AVX-512 VBMI, 16 from 16 with SSSE3, 32 from 32 by 4-byte words with AVX2:
+/// [`simd::permute_blocks`]), where its source
 /// window starts and each output byte's index into it. The per-pixel copies it replaces
 /// cost a few cycles per pixel (nhwc f32 C=3 1080x1920->2160x3840 took 15 ms where the
 /// memory needs 6; u8 with `RESAMPLE_ISA=avx2` 7.9 ms where it needs 1.5).
@@ -98,7 +99,7 @@ impl BytePerm {
     /// `pix[o]` of `n_in`, when the CPU has byte permutes and every block's source bytes
     /// fit their window.
     pub(crate) fn new(pix: &[u32], px: usize, n_in: usize) -> Option<BytePerm> {
-        let (block, window) = simd::byte_permute_blocks()?;
+        let (block, window) = simd::permute_blocks(px)?;
         // Pixels of two blocks or more copy as they are (nhwc f32 C=8 nearest, 16-byte
         // SSSE3 blocks, Zen 1, 1 thread: 8x8 50x50 -> 91x91 0.258 ms permuted, 0.088
         // copied, oneDNN 0.13-0.14; 1x8 1080x1920 -> 1500x2500 15.9, 10.4, 10.2-10.5).
@@ -132,6 +133,17 @@ impl BytePerm {
             }
         }
         Some(t)
+    }
+
+    /// Whether pixels of `px` bytes get AVX2 word permutes here (see
+    /// [`simd::permute_blocks`]).
+    pub(crate) fn words(px: usize) -> bool {
+        simd::permute_blocks(px).is_some_and(|(b, _)| simd::word_permutes(b))
+    }
+
+    /// Whether these are word-permute tables.
+    pub(crate) fn by_words(&self) -> bool {
+        simd::word_permutes(self.block)
     }
 
     /// Writes the row's `out_bytes` at `dst` from the source row at `src`.
