@@ -158,6 +158,11 @@ const SHARED_ROWS: usize = 8;
 /// 1 thread AVX-512, rows before -> plane): nchw bf16 2x48 81x49->27x24 49 -> 16 (oneDNN 29),
 /// f32 4x48 30x30->45x45 126 -> 90, f32 4x16 40x400->20x200 70 -> 60; wider rows break even.
 const PLANE_ROW: usize = 256;
+/// Shortest rows (elements) the AVX2 word permutes take from the plane gather: below, a
+/// row's own setup costs more than the gathers (same host as `words` in `fwd_row_geom`,
+/// nchw f32 8x64 10x13->17x27 0.070 -> 0.084 ms, 10x16->17x33 0.084 -> 0.092, 8x32
+/// 10x18->17x39 0.053 -> 0.047).
+const WORD_ROW: usize = 36;
 const PLANE_MAX: usize = 1 << 14;
 
 /// Integer upsampling along W repeats pixels with a few stores per src element, which the
@@ -312,8 +317,25 @@ pub(crate) fn fwd_row_geom(
         .filter(|&a| a != w && Some(a) != lane.map(|l| l.0) && Some(a) != plane_h)
         .map(|a| d.dims[a])
         .product();
+    // AVX2 word permutes (4-byte elements) serve every row of `WORD_ROW` outputs or more
+    // outside a pixel lane, cached rows too, instead of the plane gather and the row gathers
+    // (`vpgatherdd`): `RESAMPLE_ISA=avx2` on an AVX-512 Xeon, 1 thread, ms, gathers -> word
+    // permutes (oneDNN 2.6 at AVX2): nchw f32 1x256 1266->3797 0.235 -> 0.178 (0.182), 1x1
+    // 163x90x39->82x180x116 0.444 -> 0.351 (0.370), 4x16 300x300->300x700 5.5 -> 4.2 (7.2),
+    // 8x32 64x300->64x500 3.9 -> 2.8 (3.4); plane gather -> word permutes: 2x32 32x50->64x99
+    // 0.125 -> 0.066 (0.077), 4x48 30x30->45x45 0.112 -> 0.096 (0.079), 4x32 30x25->45x57
+    // 0.102 -> 0.071 (0.075). Integer repeats keep their own copies.
+    let dsz = d.dtype.size();
+    let words = (lane.is_none()
+        && p.raw_nearest().is_some()
+        && repeat.is_none()
+        && o_n >= WORD_ROW
+        && images::BytePerm::words(dsz))
+    .then(|| images::BytePerm::new(&pix.idx, dsz, s.dims[w]))
+    .flatten();
     let plane_ok = plane_h.filter(|&h| {
         p.raw_nearest().is_some()
+            && words.is_none()
             && lane.is_none()
             && o_n < plane_row_limit(repeat.is_some(), d.dtype.size())
             && d.strides[h] == o_n
@@ -332,24 +354,14 @@ pub(crate) fn fwd_row_geom(
     // 32->96: AVX-512 VBMI u8 2.8 -> 2.3 ms, bf16 3.9 -> 3.4, f32 within noise (5.9 -> 5.2,
     // 5.2 -> 6.0); `RESAMPLE_ISA=avx2` (16-byte blocks) f32 4.6 -> 8.4, bf16 4.1 -> 5.4.
     // Long rows gain on both (permutes streamed from registers).
-    // AVX2 word permutes (4-byte elements) serve every row outside the plane gather, cached
-    // ones too, instead of the 4-byte gathers (`RESAMPLE_ISA=avx2` on AVX-512 Xeon, 1
-    // thread, ms, gathers -> word permutes (oneDNN 2.6 at AVX2): nchw f32 1x256 1266->3797
-    // 0.235 -> 0.178 (0.182), 1x1 163x90x39->82x180x116 0.444 -> 0.351 (0.370), 4x16
-    // 300x300->300x700 5.5 -> 4.2 (7.2), 8x32 64x300->64x500 3.9 -> 2.8 (3.4)); integer
-    // repeats keep their own copies.
-    let dsz = d.dtype.size();
-    let words = images::BytePerm::words(dsz) && repeat.is_none();
-    let bperm = bperm.or_else(|| {
+    let bperm = bperm.or(words).or_else(|| {
         (lane.is_none()
             && whole.is_none()
             && p.raw_nearest().is_some()
-            && (words
-                // (Tests stream problems of any size: `streaming::FORCE_STREAM`.)
-                || ((d.span_bytes().unwrap_or(0) > crate::core::cache::l2_per_core()
-                    || cfg!(test))
-                    && !(dsz == 4 && repeat == Some(2))
-                    && (o_n * dsz >= STREAM_ROW || (simd::byte_permutes() && dsz < 4)))))
+            // (Tests stream problems of any size: `streaming::FORCE_STREAM`.)
+            && (d.span_bytes().unwrap_or(0) > crate::core::cache::l2_per_core() || cfg!(test))
+            && !(dsz == 4 && repeat == Some(2))
+            && (o_n * dsz >= STREAM_ROW || (simd::byte_permutes() && dsz < 4)))
             .then(|| images::BytePerm::new(&pix.idx, s.dtype.size(), s.dims[w]))
             .flatten()
     });
