@@ -3414,6 +3414,26 @@ pub(crate) fn permute_blocks(px: usize) -> Option<(usize, usize)> {
 /// Bytes of an AVX2 word-permute block (and of its source window).
 const WORD_BLOCK: usize = 32;
 
+/// First output byte of permute block `j` of a row of `out_bytes` (see
+/// `BytePerm::block_start`): word blocks end at the row's end at the latest, once it holds
+/// one.
+pub(crate) fn permute_block_start(block: usize, out_bytes: usize, j: usize) -> usize {
+    if word_permutes(block) {
+        word_block_start(out_bytes, j)
+    } else {
+        block * j
+    }
+}
+
+/// [`permute_block_start`] of word blocks.
+#[inline]
+fn word_block_start(out_bytes: usize, j: usize) -> usize {
+    match out_bytes.checked_sub(WORD_BLOCK) {
+        Some(last) => (WORD_BLOCK * j).min(last),
+        None => WORD_BLOCK * j,
+    }
+}
+
 /// Whether permute blocks of `block` bytes are AVX2 word permutes.
 pub(crate) fn word_permutes(block: usize) -> bool {
     block == WORD_BLOCK && !byte_permutes()
@@ -3457,6 +3477,86 @@ unsafe fn permuted_words<const FIX: bool>(
             v
         }
     }
+}
+
+/// Word block `j` of a row of `out_bytes` (a multiple of 4) at `dst`: whole at its
+/// [`permute_block_start`], or masked in a row shorter than a block.
+///
+/// # Safety
+/// AVX2; `out_bytes` writable at `dst`, `j` one of the row's blocks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn word_store(dst: *mut u8, out_bytes: usize, j: usize, v: std::arch::x86_64::__m256i) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract: the block lies in the row.
+    unsafe {
+        if out_bytes >= WORD_BLOCK {
+            let at = word_block_start(out_bytes, j);
+            _mm256_storeu_si256(dst.add(at) as *mut __m256i, v);
+        } else {
+            _mm256_maskstore_epi32(dst as *mut i32, word_mask(out_bytes / 4), v);
+        }
+    }
+}
+
+/// Word-permuted rows (see [`permute_bytes`]) from the same tables: row `r` from
+/// `rows[r].0` (its `src_bytes`) into `rows[r].1` (its `out_bytes`), in one loop, where
+/// a call per row cost short rows more than their permutes.
+///
+/// # Safety
+/// AVX2; the tables built for whole-word pixels by [`permute_blocks`]; each row's buffers
+/// as [`permute_bytes`] requires them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn word_rows<const FIX: bool>(
+    base: &[u32],
+    idx: &[u8],
+    src_bytes: usize,
+    out_bytes: usize,
+    rows: &[(*const u8, *mut u8)],
+) {
+    // SAFETY: the tables' blocks are read as `permuted_words` requires; stores as
+    // `word_store` makes them, within each row.
+    unsafe {
+        for &(src, dst) in rows {
+            for j in 0..base.len() {
+                let v = permuted_words::<FIX>(base, idx, j, src, src_bytes);
+                word_store(dst, out_bytes, j, v);
+            }
+        }
+    }
+}
+
+/// [`permute_bytes`] of several rows by word tables (`block` from [`permute_blocks`] for
+/// whole-word pixels, without VBMI): `false` (nothing written) elsewhere.
+///
+/// # Safety
+/// As [`permute_bytes`], for each row of `rows` (source, destination).
+pub(crate) unsafe fn permute_word_rows(
+    base: &[u32],
+    idx: &[u8],
+    block: usize,
+    src_bytes: usize,
+    out_bytes: usize,
+    rows: &[(*const u8, *mut u8)],
+    bf16_fix: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if word_permutes(block) && byte_permute_blocks() == Some((16, 16)) {
+        // SAFETY: the caller's contract; AVX2 is there (16-byte blocks only on the AVX2 and
+        // AVX-512 ISAs).
+        unsafe {
+            match bf16_fix {
+                false => word_rows::<false>(base, idx, src_bytes, out_bytes, rows),
+                true => word_rows::<true>(base, idx, src_bytes, out_bytes, rows),
+            }
+        }
+        return true;
+    }
+    let _ = (base, idx, block, src_bytes, out_bytes, rows, bf16_fix);
+    false
 }
 
 /// Words `0..n` (`n < 8`) of a 32-byte vector, as an AVX2 mask.
@@ -3624,20 +3724,8 @@ pub(crate) unsafe fn permute_bytes(
         dst: *mut u8,
         out_bytes: usize,
     ) {
-        use std::arch::x86_64::*;
-        // SAFETY: the tables' blocks are read as `permuted_words` requires; stores stay
-        // within the `out_bytes` at `dst` (a multiple of 4: the last block's masked).
-        unsafe {
-            for j in 0..base.len() {
-                let v = permuted_words::<FIX>(base, idx, j, src, src_bytes);
-                let (n, d) = (out_bytes - WORD_BLOCK * j, dst.add(WORD_BLOCK * j));
-                if n >= WORD_BLOCK {
-                    _mm256_storeu_si256(d as *mut __m256i, v);
-                } else {
-                    _mm256_maskstore_epi32(d as *mut i32, word_mask(n / 4), v);
-                }
-            }
-        }
+        // SAFETY: the caller's contract, as `word_rows` requires it.
+        unsafe { word_rows::<FIX>(base, idx, src_bytes, out_bytes, &[(src, dst)]) }
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
@@ -3777,8 +3865,8 @@ pub(crate) unsafe fn permute_bytes_stream(
         use std::arch::x86_64::*;
         // SAFETY: the tables' blocks are read as `permuted_words` requires; stores stay
         // within the `out_bytes` at each row: a line's two blocks streamed to one row after
-        // the other (the rows start lines), the rest plain, the last block masked
-        // (`out_bytes` is a multiple of 4).
+        // the other (the rows start lines; whole lines hold no row-ending block), the rest
+        // plain (`word_store`).
         unsafe {
             let one = |j: usize| permuted_words::<FIX>(base, idx, j, src, src_bytes);
             let lines = out_bytes / 64;
@@ -3791,14 +3879,8 @@ pub(crate) unsafe fn permute_bytes_stream(
             }
             for j in 2 * lines..base.len() {
                 let v = one(j);
-                let n = out_bytes - WORD_BLOCK * j;
                 for &d in dsts {
-                    let d = d.add(WORD_BLOCK * j);
-                    if n >= WORD_BLOCK {
-                        _mm256_storeu_si256(d as *mut __m256i, v);
-                    } else {
-                        _mm256_maskstore_epi32(d as *mut i32, word_mask(n / 4), v);
-                    }
+                    word_store(d, out_bytes, j, v);
                 }
             }
         }

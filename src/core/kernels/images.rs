@@ -121,7 +121,8 @@ impl BytePerm {
             src_bytes,
         };
         for j in 0..blocks {
-            let r = block * j..(block * j + block).min(out_bytes);
+            let start = t.block_start(j);
+            let r = start..(start + block).min(out_bytes);
             let lo = r.clone().map(at).min()?;
             let hi = r.clone().map(at).max()?;
             if hi - lo >= window {
@@ -129,10 +130,17 @@ impl BytePerm {
             }
             t.base.push(lo as u32);
             for o in r {
-                t.idx[o] = (at(o) - lo) as u8;
+                t.idx[block * j + o - start] = (at(o) - lo) as u8;
             }
         }
         Some(t)
+    }
+
+    /// First output byte of block `j`: `j` blocks in, except that the last word block of a
+    /// row of one block or more ends the row (overlapping the one before), so that every
+    /// word block is a whole store (AVX2 masked stores are slow on AMD).
+    pub(crate) fn block_start(&self, j: usize) -> usize {
+        simd::permute_block_start(self.block, self.out_bytes, j)
     }
 
     /// Whether pixels of `px` bytes get AVX2 word permutes here (see
@@ -165,6 +173,30 @@ impl BytePerm {
                 self.src_bytes,
                 dst,
                 self.out_bytes,
+                bf16_fix,
+            )
+        }
+    }
+
+    /// [`BytePerm::permute`] of several rows (source, destination) by word tables in one
+    /// loop; `false` (nothing written) where these are not word tables.
+    ///
+    /// # Safety
+    /// As [`BytePerm::permute`], for each row.
+    pub(crate) unsafe fn permute_rows(
+        &self,
+        rows: &[(*const u8, *mut u8)],
+        bf16_fix: bool,
+    ) -> bool {
+        // SAFETY: as in `permute`.
+        unsafe {
+            simd::permute_word_rows(
+                &self.base,
+                &self.idx,
+                self.block,
+                self.src_bytes,
+                self.out_bytes,
+                rows,
                 bf16_fix,
             )
         }

@@ -158,11 +158,14 @@ const SHARED_ROWS: usize = 8;
 /// 1 thread AVX-512, rows before -> plane): nchw bf16 2x48 81x49->27x24 49 -> 16 (oneDNN 29),
 /// f32 4x48 30x30->45x45 126 -> 90, f32 4x16 40x400->20x200 70 -> 60; wider rows break even.
 const PLANE_ROW: usize = 256;
-/// Shortest rows (elements) the AVX2 word permutes take from the plane gather: below, a
-/// row's own setup costs more than the gathers (same host as `words` in `fwd_row_geom`,
-/// nchw f32 8x64 10x13->17x27 0.070 -> 0.084 ms, 10x16->17x33 0.084 -> 0.092, 8x32
-/// 10x18->17x39 0.053 -> 0.047).
-const WORD_ROW: usize = 36;
+/// Cached rows of AVX2 word permutes gathered for one call.
+const WORD_BATCH: usize = 32;
+
+/// Shortest rows (elements) the AVX2 word permutes take from the plane gather: below, the
+/// rows' own setup costs more than the gathers (same host as `words` in `fwd_row_geom`,
+/// nchw f32 8x64 8x7->16x17 0.041 -> 0.047 ms, 8x5->16x13 0.031 -> 0.038; 4x64 12x9->24x19
+/// 0.034 -> 0.031, 8x64 10x13->17x27 0.070 -> 0.053).
+const WORD_ROW: usize = 20;
 const PLANE_MAX: usize = 1 << 14;
 
 /// Integer upsampling along W repeats pixels with a few stores per src element, which the
@@ -320,11 +323,12 @@ pub(crate) fn fwd_row_geom(
     // AVX2 word permutes (4-byte elements) serve every row of `WORD_ROW` outputs or more
     // outside a pixel lane, cached rows too, instead of the plane gather and the row gathers
     // (`vpgatherdd`): `RESAMPLE_ISA=avx2` on an AVX-512 Xeon, 1 thread, ms, gathers -> word
-    // permutes (oneDNN 2.6 at AVX2): nchw f32 1x256 1266->3797 0.235 -> 0.178 (0.182), 1x1
-    // 163x90x39->82x180x116 0.444 -> 0.351 (0.370), 4x16 300x300->300x700 5.5 -> 4.2 (7.2),
-    // 8x32 64x300->64x500 3.9 -> 2.8 (3.4); plane gather -> word permutes: 2x32 32x50->64x99
-    // 0.125 -> 0.066 (0.077), 4x48 30x30->45x45 0.112 -> 0.096 (0.079), 4x32 30x25->45x57
-    // 0.102 -> 0.071 (0.075). Integer repeats keep their own copies.
+    // permutes (oneDNN 2.6 at AVX2): nchw f32 1x256 1266->3797 0.235 -> 0.177 (0.180), 1x1
+    // 163x90x39->82x180x116 0.444 -> 0.351 (0.370), 4x16 300x300->300x700 5.5 -> 4.0 (7.1),
+    // 8x32 64x300->64x500 3.9 -> 2.8 (3.4), 1x48 49x84->98x215 0.207 -> 0.169 (0.171); plane
+    // gather -> word permutes: 2x32 32x50->64x99 0.125 -> 0.056 (0.074), 4x32 30x25->45x57
+    // 0.102 -> 0.055 (0.073), 8x32 10x18->17x39 0.052 -> 0.031 (0.035), 1x64 33x10->66x21
+    // 0.025 -> 0.018 (0.019). Integer repeats keep their own copies.
     let dsz = d.dtype.size();
     let words = (lane.is_none()
         && p.raw_nearest().is_some()
@@ -778,6 +782,26 @@ pub(crate) unsafe fn rows(
                             break;
                         }
                         *oh += k;
+                    }
+                }
+                // Cached rows of word permutes: the run's rows in one loop (a call per row
+                // cost short rows more than their permutes).
+                if let (Some(bp), None) = (row.bperm.filter(|bp| bp.by_words()), &ntb) {
+                    let mut batch = [(std::ptr::null(), std::ptr::null_mut()); WORD_BATCH];
+                    let fix = raw == RawCopy::Bf16Onednn;
+                    while from < oh_hi {
+                        let k = WORD_BATCH.min(oh_hi - from);
+                        for (i, x) in batch[..k].iter_mut().enumerate() {
+                            let oh = from + i;
+                            *x = (
+                                b.src.add(src_row(oh) * ssz),
+                                b.dst.add((doff0 + oh * hd) * dsz),
+                            );
+                        }
+                        if !bp.permute_rows(&batch[..k], fix) {
+                            break;
+                        }
+                        from += k;
                     }
                 }
                 for oh in from..oh_hi {
