@@ -328,11 +328,15 @@ pub(crate) fn fwd_row_geom(
     // 8x32 64x300->64x500 3.9 -> 2.8 (3.4), 1x48 49x84->98x215 0.207 -> 0.169 (0.171); plane
     // gather -> word permutes: 2x32 32x50->64x99 0.125 -> 0.056 (0.074), 4x32 30x25->45x57
     // 0.102 -> 0.055 (0.073), 8x32 10x18->17x39 0.052 -> 0.031 (0.035), 1x64 33x10->66x21
-    // 0.025 -> 0.018 (0.019). Integer repeats keep their own copies.
+    // 0.025 -> 0.018 (0.019). Integer repeats too (repeat copies or the plane gather ->
+    // word permutes): 4x32 50x50->150x150 0.60 -> 0.48 (0.58), 4x64 16x16->32x32 0.067 ->
+    // 0.041 (0.053), 2x48 7x10x16->21x31x32 0.55 -> 0.38 (0.39), except rows repeated twice
+    // from the plane gather's limit up (streamed from registers: 8x256 32x32->64x64 1.73
+    // with them, 2.31 permuted).
     let dsz = d.dtype.size();
     let words = (lane.is_none()
         && p.raw_nearest().is_some()
-        && repeat.is_none()
+        && (repeat != Some(2) || o_n < plane_row_limit(true, dsz))
         && o_n >= WORD_ROW
         && images::BytePerm::words(dsz))
     .then(|| images::BytePerm::new(&pix.idx, dsz, s.dims[w]))
