@@ -3400,9 +3400,10 @@ pub(crate) fn byte_permute_blocks() -> Option<(usize, usize)> {
 /// (output bytes per block, source window bytes) of the permutes for pixels of `px` bytes:
 /// [`byte_permute_blocks`], except that without VBMI, pixels of whole 4-byte words take
 /// AVX2 word permutes (`vpermd`), 32 bytes from 32: twice a `pshufb`'s bytes an
-/// instruction, across the lanes (`RESAMPLE_ISA=avx2`, 1 thread, nchw f32 nearest
-/// 1x256 1266->3797 streamed, and 1x1 163x90x39->82x180x116 streamed short rows, which took
-/// the 4-byte gathers: see `kernels::rows`).
+/// instruction, across the lanes (see `words` in `kernels::rows::fwd_row_geom`). Rows
+/// whose blocks outgrow that window take twice it (`BytePerm::new`: two permutes and a
+/// blend, 2x nearest downsampling: nchw f32 8x64 112x112->56x56 1.27 -> 1.03 ms, oneDNN 2.6
+/// at AVX2 1.09; 8x64 8623->4312 1.07 -> 0.98, 0.95; `RESAMPLE_ISA=avx2`, 1 thread).
 pub(crate) fn permute_blocks(px: usize) -> Option<(usize, usize)> {
     match byte_permute_blocks()? {
         // (Pixels of 32 bytes or more copy as they are: `BytePerm::new`.)
@@ -3440,9 +3441,10 @@ pub(crate) fn word_permutes(block: usize) -> bool {
 }
 
 /// Block `j` of a word-permuted row (32 bytes, AVX2): its window of the `src_bytes` at `src`
-/// (masked near their end: masked-off words are not read) permuted by word, bf16 values
-/// fixed up with `FIX`. Output word `k` is window word `idx[32 j + 4 k] / 4` (the tables'
-/// byte indices of whole words: `vpermd` reads bits 0-2 of each word shifted right by 2).
+/// (32 bytes, `WIDE` 64; masked near their end: masked-off words are not read) permuted by
+/// word, bf16 values fixed up with `FIX`. Output word `k` is window word `idx[32 j + 4 k] /
+/// 4` (the tables' byte indices of whole words: `vpermd` reads bits 0-2 of each word shifted
+/// right by 2, the blend bit 3).
 ///
 /// # Safety
 /// AVX2; the tables as [`permute_bytes`] requires them, built for whole-word pixels, with
@@ -3450,7 +3452,7 @@ pub(crate) fn word_permutes(block: usize) -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn permuted_words<const FIX: bool>(
+unsafe fn permuted_words<const FIX: bool, const WIDE: bool>(
     base: &[u32],
     idx: &[u8],
     j: usize,
@@ -3464,13 +3466,31 @@ unsafe fn permuted_words<const FIX: bool>(
         let b = base[j] as usize;
         let s = src.add(b);
         let avail = src_bytes - b;
-        let w = if avail >= WORD_BLOCK {
-            _mm256_loadu_si256(s as *const __m256i)
-        } else {
-            _mm256_maskload_epi32(s as *const i32, word_mask(avail / 4))
+        let load = |at: usize| {
+            let n = avail.saturating_sub(at);
+            if n >= WORD_BLOCK {
+                _mm256_loadu_si256(s.add(at) as *const __m256i)
+            } else {
+                _mm256_maskload_epi32(s.add(at.min(avail)) as *const i32, word_mask(n / 4))
+            }
         };
-        let p = _mm256_loadu_si256(idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i);
-        let v = _mm256_permutevar8x32_epi32(w, _mm256_srli_epi32::<2>(p));
+        let p = _mm256_srli_epi32::<2>(_mm256_loadu_si256(
+            idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i
+        ));
+        let v = _mm256_permutevar8x32_epi32(load(0), p);
+        // Words 8-15 of a 64-byte window: the second vector where bit 3 is set.
+        let v = match WIDE {
+            true => {
+                let hi = _mm256_permutevar8x32_epi32(load(WORD_BLOCK), p);
+                let sel = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(p));
+                _mm256_castps_si256(_mm256_blendv_ps(
+                    _mm256_castsi256_ps(v),
+                    _mm256_castsi256_ps(hi),
+                    sel,
+                ))
+            }
+            false => v,
+        };
         if FIX {
             bf16_fix_avx2(v)
         } else {
@@ -3510,7 +3530,7 @@ unsafe fn word_store(dst: *mut u8, out_bytes: usize, j: usize, v: std::arch::x86
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn word_rows<const FIX: bool>(
+unsafe fn word_rows<const FIX: bool, const WIDE: bool>(
     base: &[u32],
     idx: &[u8],
     src_bytes: usize,
@@ -3522,7 +3542,7 @@ unsafe fn word_rows<const FIX: bool>(
     unsafe {
         for &(src, dst) in rows {
             for j in 0..base.len() {
-                let v = permuted_words::<FIX>(base, idx, j, src, src_bytes);
+                let v = permuted_words::<FIX, WIDE>(base, idx, j, src, src_bytes);
                 word_store(dst, out_bytes, j, v);
             }
         }
@@ -3537,7 +3557,7 @@ unsafe fn word_rows<const FIX: bool>(
 pub(crate) unsafe fn permute_word_rows(
     base: &[u32],
     idx: &[u8],
-    block: usize,
+    (block, window): (usize, usize),
     src_bytes: usize,
     out_bytes: usize,
     rows: &[(*const u8, *mut u8)],
@@ -3548,14 +3568,18 @@ pub(crate) unsafe fn permute_word_rows(
         // SAFETY: the caller's contract; AVX2 is there (16-byte blocks only on the AVX2 and
         // AVX-512 ISAs).
         unsafe {
-            match bf16_fix {
-                false => word_rows::<false>(base, idx, src_bytes, out_bytes, rows),
-                true => word_rows::<true>(base, idx, src_bytes, out_bytes, rows),
+            match (bf16_fix, window > WORD_BLOCK) {
+                (false, false) => word_rows::<false, false>(base, idx, src_bytes, out_bytes, rows),
+                (true, false) => word_rows::<true, false>(base, idx, src_bytes, out_bytes, rows),
+                (false, true) => word_rows::<false, true>(base, idx, src_bytes, out_bytes, rows),
+                (true, true) => word_rows::<true, true>(base, idx, src_bytes, out_bytes, rows),
             }
         }
         return true;
     }
-    let _ = (base, idx, block, src_bytes, out_bytes, rows, bf16_fix);
+    let _ = (
+        base, idx, block, window, src_bytes, out_bytes, rows, bf16_fix,
+    );
     false
 }
 
@@ -3680,7 +3704,7 @@ unsafe fn permuted_64<const FIX: bool>(
 pub(crate) unsafe fn permute_bytes(
     base: &[u32],
     idx: &[u8],
-    block: usize,
+    (block, window): (usize, usize),
     src: *const u8,
     src_bytes: usize,
     dst: *mut u8,
@@ -3716,7 +3740,7 @@ pub(crate) unsafe fn permute_bytes(
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn words<const FIX: bool>(
+    unsafe fn words<const FIX: bool, const WIDE: bool>(
         base: &[u32],
         idx: &[u8],
         src: *const u8,
@@ -3725,7 +3749,7 @@ pub(crate) unsafe fn permute_bytes(
         out_bytes: usize,
     ) {
         // SAFETY: the caller's contract, as `word_rows` requires it.
-        unsafe { word_rows::<FIX>(base, idx, src_bytes, out_bytes, &[(src, dst)]) }
+        unsafe { word_rows::<FIX, WIDE>(base, idx, src_bytes, out_bytes, &[(src, dst)]) }
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
@@ -3752,6 +3776,8 @@ pub(crate) unsafe fn permute_bytes(
             }
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = window;
     // SAFETY: the caller's contract; each variant runs only on the block size
     // `byte_permute_blocks` gives this CPU (VBMI where `byte_permutes` said so, SSSE3 on the
     // x86 vector ISAs, which imply it).
@@ -3764,11 +3790,14 @@ pub(crate) unsafe fn permute_bytes(
             (Some((64, _)), true) if block == 64 => {
                 return vbmi::<true>(base, idx, src, src_bytes, dst, out_bytes)
             }
-            (Some((16, _)), false) if block == WORD_BLOCK => {
-                return words::<false>(base, idx, src, src_bytes, dst, out_bytes)
-            }
-            (Some((16, _)), true) if block == WORD_BLOCK => {
-                return words::<true>(base, idx, src, src_bytes, dst, out_bytes)
+            (Some((16, _)), fix) if block == WORD_BLOCK => {
+                let a = (base, idx, src, src_bytes, dst, out_bytes);
+                return match (fix, window > WORD_BLOCK) {
+                    (false, false) => words::<false, false>(a.0, a.1, a.2, a.3, a.4, a.5),
+                    (true, false) => words::<true, false>(a.0, a.1, a.2, a.3, a.4, a.5),
+                    (false, true) => words::<false, true>(a.0, a.1, a.2, a.3, a.4, a.5),
+                    (true, true) => words::<true, true>(a.0, a.1, a.2, a.3, a.4, a.5),
+                };
             }
             (Some((16, _)), false) if block == 16 => {
                 return ssse3::<false>(base, idx, src, src_bytes, dst, out_bytes)
@@ -3807,7 +3836,7 @@ pub(crate) unsafe fn permute_bytes(
 pub(crate) unsafe fn permute_bytes_stream(
     base: &[u32],
     idx: &[u8],
-    block: usize,
+    (block, window): (usize, usize),
     src: *const u8,
     src_bytes: usize,
     dsts: &[*mut u8],
@@ -3854,7 +3883,7 @@ pub(crate) unsafe fn permute_bytes_stream(
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn words<const FIX: bool>(
+    unsafe fn words<const FIX: bool, const WIDE: bool>(
         base: &[u32],
         idx: &[u8],
         src: *const u8,
@@ -3868,7 +3897,7 @@ pub(crate) unsafe fn permute_bytes_stream(
         // the other (the rows start lines; whole lines hold no row-ending block), the rest
         // plain (`word_store`).
         unsafe {
-            let one = |j: usize| permuted_words::<FIX>(base, idx, j, src, src_bytes);
+            let one = |j: usize| permuted_words::<FIX, WIDE>(base, idx, j, src, src_bytes);
             let lines = out_bytes / 64;
             for l in 0..lines {
                 let (v0, v1) = (one(2 * l), one(2 * l + 1));
@@ -3926,11 +3955,14 @@ pub(crate) unsafe fn permute_bytes_stream(
                 (Some((64, _)), true) if block == 64 => {
                     vbmi::<true>(base, idx, src, src_bytes, dsts, out_bytes)
                 }
-                (Some((16, _)), false) if block == WORD_BLOCK => {
-                    words::<false>(base, idx, src, src_bytes, dsts, out_bytes)
-                }
-                (Some((16, _)), true) if block == WORD_BLOCK => {
-                    words::<true>(base, idx, src, src_bytes, dsts, out_bytes)
+                (Some((16, _)), fix) if block == WORD_BLOCK => {
+                    let a = (base, idx, src, src_bytes, dsts, out_bytes);
+                    match (fix, window > WORD_BLOCK) {
+                        (false, false) => words::<false, false>(a.0, a.1, a.2, a.3, a.4, a.5),
+                        (true, false) => words::<true, false>(a.0, a.1, a.2, a.3, a.4, a.5),
+                        (false, true) => words::<false, true>(a.0, a.1, a.2, a.3, a.4, a.5),
+                        (true, true) => words::<true, true>(a.0, a.1, a.2, a.3, a.4, a.5),
+                    }
                 }
                 (Some((16, _)), false) if block == 16 => {
                     avx2::<false>(base, idx, src, src_bytes, dsts, out_bytes)
@@ -3943,7 +3975,9 @@ pub(crate) unsafe fn permute_bytes_stream(
         }
         return true;
     }
-    let _ = (base, idx, block, src, src_bytes, dsts, out_bytes, bf16_fix);
+    let _ = (
+        base, idx, block, window, src, src_bytes, dsts, out_bytes, bf16_fix,
+    );
     false
 }
 

@@ -90,6 +90,9 @@ pub(crate) struct BytePerm {
     /// `block` per block (the last block's past the row's end are 0).
     pub idx: Vec<u8>,
     pub block: usize,
+    /// Source window bytes a block reads: the ISA's, or for word permutes 32, else 64
+    /// (two vectors, 2x downsampling).
+    pub window: usize,
     pub out_bytes: usize,
     pub src_bytes: usize,
 }
@@ -100,6 +103,19 @@ impl BytePerm {
     /// fit their window.
     pub(crate) fn new(pix: &[u32], px: usize, n_in: usize) -> Option<BytePerm> {
         let (block, window) = simd::permute_blocks(px)?;
+        let wide = simd::word_permutes(block).then(|| 2 * window);
+        Self::with_window(pix, px, n_in, block, window)
+            .or_else(|| Self::with_window(pix, px, n_in, block, wide?))
+    }
+
+    /// [`BytePerm::new`] for `block`-byte blocks reading `window`-byte windows.
+    fn with_window(
+        pix: &[u32],
+        px: usize,
+        n_in: usize,
+        block: usize,
+        window: usize,
+    ) -> Option<BytePerm> {
         // Pixels of two blocks or more copy as they are (nhwc f32 C=8 nearest, 16-byte
         // SSSE3 blocks, Zen 1, 1 thread: 8x8 50x50 -> 91x91 0.258 ms permuted, 0.088
         // copied, oneDNN 0.13-0.14; 1x8 1080x1920 -> 1500x2500 15.9, 10.4, 10.2-10.5).
@@ -117,6 +133,7 @@ impl BytePerm {
             base: Vec::with_capacity(blocks),
             idx: vec![0; blocks * block],
             block,
+            window,
             out_bytes,
             src_bytes,
         };
@@ -168,7 +185,7 @@ impl BytePerm {
             simd::permute_bytes(
                 &self.base,
                 &self.idx,
-                self.block,
+                (self.block, self.window),
                 src,
                 self.src_bytes,
                 dst,
@@ -193,7 +210,7 @@ impl BytePerm {
             simd::permute_word_rows(
                 &self.base,
                 &self.idx,
-                self.block,
+                (self.block, self.window),
                 self.src_bytes,
                 self.out_bytes,
                 rows,
@@ -218,7 +235,7 @@ impl BytePerm {
             simd::permute_bytes_stream(
                 &self.base,
                 &self.idx,
-                self.block,
+                (self.block, self.window),
                 src,
                 self.src_bytes,
                 dsts,
