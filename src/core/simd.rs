@@ -3499,6 +3499,32 @@ unsafe fn permuted_words<const FIX: bool, const WIDE: bool>(
     }
 }
 
+/// Streams `lines` whole 64-byte lines to every row of `dsts` in turn, line `l` being the two
+/// 32-byte halves `line(l)`, built once for all the rows.
+///
+/// # Safety
+/// AVX2; every row of `dsts` starts a line and has room for the `lines`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn stream_lines(
+    lines: usize,
+    dsts: &[*mut u8],
+    mut line: impl FnMut(usize) -> (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i),
+) {
+    use std::arch::x86_64::*;
+    for l in 0..lines {
+        let (v0, v1) = line(l);
+        for &d in dsts {
+            // SAFETY: the caller's contract.
+            unsafe {
+                _mm256_stream_si256(d.add(64 * l) as *mut __m256i, v0);
+                _mm256_stream_si256(d.add(64 * l + 32) as *mut __m256i, v1);
+            }
+        }
+    }
+}
+
 /// Word block `j` of a row of `out_bytes` (a multiple of 4) at `dst`: whole at its
 /// [`permute_block_start`], or masked in a row shorter than a block.
 ///
@@ -3861,15 +3887,13 @@ pub(crate) unsafe fn permute_bytes_stream(
         unsafe {
             let one = |j: usize| permuted_16::<FIX>(base, idx, j, src, src_bytes);
             let lines = out_bytes / 64;
-            for l in 0..lines {
+            stream_lines(lines, dsts, |l| {
                 let j = 4 * l;
-                let v0 = _mm256_set_m128i(one(j + 1), one(j));
-                let v1 = _mm256_set_m128i(one(j + 3), one(j + 2));
-                for &d in dsts {
-                    _mm256_stream_si256(d.add(64 * l) as *mut __m256i, v0);
-                    _mm256_stream_si256(d.add(64 * l + 32) as *mut __m256i, v1);
-                }
-            }
+                (
+                    _mm256_set_m128i(one(j + 1), one(j)),
+                    _mm256_set_m128i(one(j + 3), one(j + 2)),
+                )
+            });
             for j in 4 * lines..base.len() {
                 let v = one(j);
                 let n = (out_bytes - 16 * j).min(16);
@@ -3891,7 +3915,6 @@ pub(crate) unsafe fn permute_bytes_stream(
         dsts: &[*mut u8],
         out_bytes: usize,
     ) {
-        use std::arch::x86_64::*;
         // SAFETY: the tables' blocks are read as `permuted_words` requires; stores stay
         // within the `out_bytes` at each row: a line's two blocks streamed to one row after
         // the other (the rows start lines; whole lines hold no row-ending block), the rest
@@ -3899,13 +3922,7 @@ pub(crate) unsafe fn permute_bytes_stream(
         unsafe {
             let one = |j: usize| permuted_words::<FIX, WIDE>(base, idx, j, src, src_bytes);
             let lines = out_bytes / 64;
-            for l in 0..lines {
-                let (v0, v1) = (one(2 * l), one(2 * l + 1));
-                for &d in dsts {
-                    _mm256_stream_si256(d.add(64 * l) as *mut __m256i, v0);
-                    _mm256_stream_si256(d.add(64 * l + 32) as *mut __m256i, v1);
-                }
-            }
+            stream_lines(lines, dsts, |l| (one(2 * l), one(2 * l + 1)));
             for j in 2 * lines..base.len() {
                 let v = one(j);
                 for &d in dsts {
