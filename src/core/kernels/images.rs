@@ -140,11 +140,15 @@ impl BytePerm {
         for j in 0..blocks {
             let start = t.block_start(j);
             let r = start..(start + block).min(out_bytes);
+            // A window reaching past the row's end moves back to end with it (it still holds
+            // the block: `hi < src_bytes`), so that only rows shorter than a window need
+            // masked or partial loads (masked loads are slow on Zen 1).
             let lo = r.clone().map(at).min()?;
             let hi = r.clone().map(at).max()?;
             if hi - lo >= window {
                 return None;
             }
+            let lo = lo.min(src_bytes.saturating_sub(window));
             t.base.push(lo as u32);
             for o in r {
                 t.idx[block * j + o - start] = (at(o) - lo) as u8;
