@@ -3575,6 +3575,19 @@ unsafe fn word_rows<const FIX: bool, const WIDE: bool>(
     }
 }
 
+/// `$f::<FIX, WIDE>($args)` for runtime `fix` and `wide`: the word kernels' four variants.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_fix_wide {
+    ($f:ident, $fix:expr, $wide:expr, ($($a:expr),*)) => {
+        match ($fix, $wide) {
+            (false, false) => $f::<false, false>($($a),*),
+            (true, false) => $f::<true, false>($($a),*),
+            (false, true) => $f::<false, true>($($a),*),
+            (true, true) => $f::<true, true>($($a),*),
+        }
+    };
+}
+
 /// [`permute_bytes`] of several rows by word tables (`block` from [`permute_blocks`] for
 /// whole-word pixels, without VBMI): `false` (nothing written) elsewhere.
 ///
@@ -3594,12 +3607,13 @@ pub(crate) unsafe fn permute_word_rows(
         // SAFETY: the caller's contract; AVX2 is there (16-byte blocks only on the AVX2 and
         // AVX-512 ISAs).
         unsafe {
-            match (bf16_fix, window > WORD_BLOCK) {
-                (false, false) => word_rows::<false, false>(base, idx, src_bytes, out_bytes, rows),
-                (true, false) => word_rows::<true, false>(base, idx, src_bytes, out_bytes, rows),
-                (false, true) => word_rows::<false, true>(base, idx, src_bytes, out_bytes, rows),
-                (true, true) => word_rows::<true, true>(base, idx, src_bytes, out_bytes, rows),
-            }
+            let a = (base, idx, src_bytes, out_bytes, rows);
+            by_fix_wide!(
+                word_rows,
+                bf16_fix,
+                window > WORD_BLOCK,
+                (a.0, a.1, a.2, a.3, a.4)
+            )
         }
         return true;
     }
@@ -3765,19 +3779,6 @@ pub(crate) unsafe fn permute_bytes(
         }
     }
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn words<const FIX: bool, const WIDE: bool>(
-        base: &[u32],
-        idx: &[u8],
-        src: *const u8,
-        src_bytes: usize,
-        dst: *mut u8,
-        out_bytes: usize,
-    ) {
-        // SAFETY: the caller's contract, as `word_rows` requires it.
-        unsafe { word_rows::<FIX, WIDE>(base, idx, src_bytes, out_bytes, &[(src, dst)]) }
-    }
-    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn vbmi<const FIX: bool>(
         base: &[u32],
@@ -3802,8 +3803,20 @@ pub(crate) unsafe fn permute_bytes(
             }
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = window;
+    // SAFETY: the caller's contract, as `permute_word_rows` requires it (a row of its own).
+    if unsafe {
+        permute_word_rows(
+            base,
+            idx,
+            (block, window),
+            src_bytes,
+            out_bytes,
+            &[(src, dst)],
+            bf16_fix,
+        )
+    } {
+        return;
+    }
     // SAFETY: the caller's contract; each variant runs only on the block size
     // `byte_permute_blocks` gives this CPU (VBMI where `byte_permutes` said so, SSSE3 on the
     // x86 vector ISAs, which imply it).
@@ -3815,15 +3828,6 @@ pub(crate) unsafe fn permute_bytes(
             }
             (Some((64, _)), true) if block == 64 => {
                 return vbmi::<true>(base, idx, src, src_bytes, dst, out_bytes)
-            }
-            (Some((16, _)), fix) if block == WORD_BLOCK => {
-                let a = (base, idx, src, src_bytes, dst, out_bytes);
-                return match (fix, window > WORD_BLOCK) {
-                    (false, false) => words::<false, false>(a.0, a.1, a.2, a.3, a.4, a.5),
-                    (true, false) => words::<true, false>(a.0, a.1, a.2, a.3, a.4, a.5),
-                    (false, true) => words::<false, true>(a.0, a.1, a.2, a.3, a.4, a.5),
-                    (true, true) => words::<true, true>(a.0, a.1, a.2, a.3, a.4, a.5),
-                };
             }
             (Some((16, _)), false) if block == 16 => {
                 return ssse3::<false>(base, idx, src, src_bytes, dst, out_bytes)
@@ -3974,12 +3978,12 @@ pub(crate) unsafe fn permute_bytes_stream(
                 }
                 (Some((16, _)), fix) if block == WORD_BLOCK => {
                     let a = (base, idx, src, src_bytes, dsts, out_bytes);
-                    match (fix, window > WORD_BLOCK) {
-                        (false, false) => words::<false, false>(a.0, a.1, a.2, a.3, a.4, a.5),
-                        (true, false) => words::<true, false>(a.0, a.1, a.2, a.3, a.4, a.5),
-                        (false, true) => words::<false, true>(a.0, a.1, a.2, a.3, a.4, a.5),
-                        (true, true) => words::<true, true>(a.0, a.1, a.2, a.3, a.4, a.5),
-                    }
+                    by_fix_wide!(
+                        words,
+                        fix,
+                        window > WORD_BLOCK,
+                        (a.0, a.1, a.2, a.3, a.4, a.5)
+                    )
                 }
                 (Some((16, _)), false) if block == 16 => {
                     avx2::<false>(base, idx, src, src_bytes, dsts, out_bytes)

@@ -87,7 +87,8 @@ pub(crate) fn expand(f: &FwdTaps, nc: usize) -> FwdTaps {
 #[derive(Clone, Debug)]
 pub(crate) struct BytePerm {
     pub base: Vec<u32>,
-    /// `block` per block (the last block's past the row's end are 0).
+    /// `block` per block, from its `block_start` (a last byte block's past the row's end
+    /// are 0; a last word block ends the row).
     pub idx: Vec<u8>,
     pub block: usize,
     /// Source window bytes a block reads: the ISA's, or for word permutes 32, else 64

@@ -345,7 +345,7 @@ pub(crate) fn fwd_row_geom(
         p.raw_nearest().is_some()
             && words.is_none()
             && lane.is_none()
-            && o_n < plane_row_limit(repeat.is_some(), d.dtype.size())
+            && o_n < plane_row_limit(repeat.is_some(), dsz)
             && d.strides[h] == o_n
             // Every table entry (row offset plus column) fits a u32.
             && s.dims[h]
