@@ -1422,25 +1422,30 @@ fn planes_match_reference_bitwise() {
     let mut rng = Rng::new(4242);
     let isas = crate::core::simd::available_isas();
     let (mut hits, mut wide_hits, mut bf16_hits) = (0, 0, 0);
+    let mut windowed = std::collections::BTreeMap::new();
     for case in 0..n_cases(600) {
         let lead: Vec<usize> = (0..rng.below(3)).map(|_| rng.range(1, 4)).collect();
         // Sometimes tall planes (up to the path's 16K outputs).
         let tall = rng.below(5) == 0;
         let hmax = if tall { 300 } else { 40 };
-        // Source rows past 32 columns sometimes (AVX-512 permutes over four vectors).
-        let iw = if rng.below(4) == 0 {
-            rng.range(33, 70)
-        } else {
-            rng.range(1, 40)
+        // Source rows past 32 columns sometimes (AVX-512 permutes over four vectors), past
+        // 64 now and then (AVX-512 windows).
+        let iw = match rng.below(8) {
+            0 => rng.range(65, 300),
+            1 | 2 => rng.range(33, 70),
+            _ => rng.range(1, 40),
         };
         let ih = rng.range(1, hmax);
         // Rows up to 16 outputs on every ISA, 17..32 on AVX2, 17..64 on AVX-512 (up to four
-        // output vectors).
+        // output vectors), up to 128 by windows.
         let wide = rng.below(3) == 0;
-        let ow = if wide {
-            rng.range(17, 65)
-        } else {
-            rng.range(1, 17)
+        let ow = match (wide, rng.below(3)) {
+            // (Long source rows to at least a third as many outputs: windows of 32 columns
+            // at most.)
+            _ if iw > 64 && rng.below(2) == 0 => rng.range(iw / 3, 129),
+            (true, 0) => rng.range(65, 129),
+            (true, _) => rng.range(17, 65),
+            (false, _) => rng.range(1, 17),
         };
         let mut oh = rng.range(1, hmax);
         // Sometimes only W resampled (identity rows, no H level).
@@ -1535,6 +1540,12 @@ fn planes_match_reference_bitwise() {
             if plan.kernel_name() == "planes" && fused {
                 bf16_hits += 1;
             }
+            if let crate::core::plan::Strategy::Planes(g) = &plan.strategy {
+                if let Some((nw, masked)) = g.windowed() {
+                    let key = format!("{isa:?} {nw} {}", if masked { "masked" } else { "" });
+                    *windowed.entry(key).or_insert(0) += 1;
+                }
+            }
             if plan.kernel_name() == "planes" {
                 match (wide, isa) {
                     (false, _) if isa == isas[0] => hits += 1,
@@ -1593,6 +1604,28 @@ fn planes_match_reference_bitwise() {
         reduced_run() || wide_hits >= need,
         "wide planes ran in only {wide_hits} cases"
     );
+    // The window kernel with windows of each width, and rows narrower than a window, on
+    // AVX2; AVX-512 takes it past 64 columns.
+    let seen = |k: &str| windowed.get(k).copied().unwrap_or(0);
+    if isas.contains(&crate::core::simd::Isa::Avx2) && !reduced_run() {
+        for k in [
+            "Avx2 1 ",
+            "Avx2 2 ",
+            "Avx2 4 ",
+            "Avx2 1 masked",
+            "Avx2 2 masked",
+        ] {
+            assert!(seen(k) > 5, "AVX2 windows {k:?}: {windowed:?}");
+        }
+    }
+    if isas.contains(&crate::core::simd::Isa::Avx512) && !reduced_run() {
+        let n: usize = windowed
+            .iter()
+            .filter(|(k, _)| k.starts_with("Avx512"))
+            .map(|e| e.1)
+            .sum();
+        assert!(n > 10, "AVX-512 windows: {windowed:?}");
+    }
 }
 
 /// Tiny linear planes computed several at a time (kernels/planes.rs `Group`): planes of

@@ -25,6 +25,9 @@ const MAX_SPAN: usize = 1 << 14;
 /// 4x4->8x8: 1.6 us here, 4 us by rows).
 const MAX_ROW: usize = 16;
 
+/// Widest output row the window kernel takes (see [`Windows`]).
+const WINDOW_ROW: usize = 128;
+
 /// Widest blended row (columns) the AVX-512 permute planes take: four vectors (see
 /// [`plane_avx512_permute`]).
 const PERMUTE_COLS: usize = 64;
@@ -58,6 +61,103 @@ pub(crate) struct PlaneGeom {
     /// level, from their blended spans side by side: nchw u8 8x512 1x1x2->2x2x1 204 -> 128
     /// us, bf16 1x512 1x3x1->2x1x2 23.9 -> 16.4; oneDNN 127, 13.3).
     group: Option<Group>,
+    /// The AVX2 window tables of a row, where each output vector's taps fit one (see
+    /// [`Windows`]).
+    windows: Option<Windows>,
+}
+
+/// A row's outputs in vectors of eight, each from one window of `8 * nw` blended columns:
+/// the window is blended straight from the two source rows and permuted into the taps
+/// (`vpermps`, and blends by the index's bits 3 and 4 over windows of two and four
+/// vectors), instead of the blended row stored and gathered per element (nchw f32 8x4
+/// 27x30->54x15 at AVX2: 27.6 us, oneDNN 18.9; 1x16 6x14->12x7 1.9 us, oneDNN 1.4).
+/// Blending per window repeats columns shared by neighbouring vectors; the values are the
+/// same, each blended column the reference's `s[h0+c]*u + s[h1+c]*v`.
+#[derive(Clone, Debug)]
+struct Windows {
+    /// Vectors a window spans: 1, 2 or 4.
+    nw: usize,
+    /// The row is narrower than a window: loads are masked to its `iw` columns.
+    masked: bool,
+    vecs: Vec<WinVec>,
+}
+
+/// One output vector of a row: outputs `at..at + 8` (the last vector ends the row,
+/// overlapping the one before; rows under eight outputs take lanes `0..ow` only) from the
+/// window at column `ws` of the blended row; `c`, `e` from `ws`, and weights `p`, `q`
+/// (zero in unused lanes).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct WinVec {
+    c: [i32; 8],
+    e: [i32; 8],
+    p: [f32; 8],
+    q: [f32; 8],
+    ws: usize,
+    at: usize,
+}
+
+/// The window tables of rows of `ow` outputs from `iw` blended columns (tap columns of
+/// `fw` from `lo`), when every output vector's taps fit a window of at most 32 columns.
+fn windows(fw: &crate::core::taps::FwdTaps, lo: usize, iw: usize, ow: usize) -> Option<Windows> {
+    if ow == 0 {
+        return None;
+    }
+    let starts: Vec<usize> = match ow {
+        0..8 => vec![0],
+        _ => (0..ow.div_ceil(8)).map(|k| (8 * k).min(ow - 8)).collect(),
+    };
+    let col = |o: usize, k: usize| fw.taps(o).0[k] as usize - lo;
+    let range = |at: usize| {
+        let outs = at..at + 8.min(ow - at);
+        let a = outs
+            .clone()
+            .map(|o| col(o, 0).min(col(o, 1)))
+            .min()
+            .unwrap_or(0);
+        let b = outs.map(|o| col(o, 0).max(col(o, 1))).max().unwrap_or(0);
+        (a, b)
+    };
+    let need = starts
+        .iter()
+        .map(|&at| range(at))
+        .map(|(a, b)| b + 1 - a)
+        .max()?;
+    let nw = match need {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => return None,
+    };
+    let width = 8 * nw;
+    let masked = iw < width;
+    let vecs = starts
+        .iter()
+        .map(|&at| {
+            let ws = if masked {
+                0
+            } else {
+                range(at).0.min(iw - width)
+            };
+            let mut v = WinVec {
+                c: [0; 8],
+                e: [0; 8],
+                p: [0.0; 8],
+                q: [0.0; 8],
+                ws,
+                at,
+            };
+            for j in 0..8.min(ow - at) {
+                let ww = fw.taps(at + j).1;
+                v.c[j] = (col(at + j, 0) - ws) as i32;
+                v.e[j] = (col(at + j, 1) - ws) as i32;
+                v.p[j] = ww[0];
+                v.q[j] = ww[1];
+            }
+            v
+        })
+        .collect();
+    Some(Windows { nw, masked, vecs })
 }
 
 /// Consecutive planes (`step` source elements apart, back to back in dst) computed as one
@@ -92,6 +192,12 @@ impl PlaneGeom {
     /// 3x3->5x5 split finer and lost 20%).
     pub fn cost(&self) -> usize {
         self.outputs() + self.depth.map_or(0, |_| 2 * self.span + 16)
+    }
+
+    /// The window kernel's width (vectors) and whether its loads are masked.
+    #[cfg(test)]
+    pub fn windowed(&self) -> Option<(usize, bool)> {
+        self.windows.as_ref().map(|w| (w.nw, w.masked))
     }
 
     /// Whether planes run several at a time ([`Group`]).
@@ -168,8 +274,24 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     let fits_l2 = d
         .span_bytes()
         .is_some_and(|b| b <= crate::core::cache::l2_per_core());
+    // Rows whose output vectors each read one window of at most 32 columns take the window
+    // kernel (AVX2; AVX-512 past its permute kernel's 64 columns) up to 128 outputs: it
+    // beats the rows kernel's per-row setup there (1 thread, us, rows -> planes; AVX2: nchw
+    // f32 4x16 40x40->60x60 98 -> 47, 8x256 16x16->32x32 1033 -> 394, 8x32 30x70->45x105
+    // 449 -> 291, 100x200->50x100 1453 -> 1027, 8x64 56x56->112x112 even; AVX-512 30x70->
+    // 45x105 437 -> 280), but not AVX-512's for windows of four vectors (8x32 64x256->32x64
+    // 761 -> 891).
+    let win = match simd::isa() {
+        _ if ow > WINDOW_ROW => None,
+        simd::Isa::Avx2 => windows(fw, lo, iw, ow),
+        simd::Isa::Avx512 if iw > PERMUTE_COLS => {
+            windows(fw, lo, iw, ow).filter(|w| w.nw <= 2 || ow <= MAX_ROW)
+        }
+        _ => None,
+    };
     let max_row = match simd::isa() {
         simd::Isa::Avx512 if iw <= PERMUTE_COLS => 4 * MAX_ROW,
+        _ if win.is_some() => WINDOW_ROW,
         simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
@@ -231,6 +353,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         span,
         depth,
         group,
+        windows: win,
     })
 }
 
@@ -626,6 +749,79 @@ unsafe fn grouped_avx2<const BLEND: bool>(
     }
 }
 
+/// One plane on AVX2 by [`Windows`] of `NW` vectors (`BLEND`: the plane has an H level).
+///
+/// Safety: AVX2 is enabled; each row's loads stay in its `iw` columns (masked when the
+/// row is narrower than a window), stores in its `ow` outputs but for lanes past a short
+/// row, which the rows after it write over (stores reaching past the plane are masked).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool>(
+    src: *const f32,
+    dst: *mut f32,
+    g: &PlaneGeom,
+    w: &Windows,
+) {
+    // SAFETY: the function's contract above; the window tables index below `8 * NW`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (iw, ow) = (g.iw, g.ow);
+        let mask = |n: usize| {
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), lanes)
+        };
+        let short = mask(ow);
+        // Short rows' stores that would reach past the plane are masked.
+        let end = g.rows.len() * ow;
+        for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
+            let (s0, s1) = (src.add(a0 as usize), src.add(a1 as usize));
+            let (u, v) = (_mm256_set1_ps(u), _mm256_set1_ps(v));
+            let d = dst.add(r * ow);
+            for wv in &w.vecs {
+                let load = |s: *const f32, k: usize| {
+                    let at = wv.ws + 8 * k;
+                    match w.masked {
+                        true => _mm256_maskload_ps(s.add(at), mask(iw.saturating_sub(at))),
+                        false => _mm256_loadu_ps(s.add(at)),
+                    }
+                };
+                let b: [__m256; NW] = std::array::from_fn(|k| {
+                    let y0 = load(s0, k);
+                    if BLEND {
+                        _mm256_add_ps(_mm256_mul_ps(y0, u), _mm256_mul_ps(load(s1, k), v))
+                    } else {
+                        y0
+                    }
+                });
+                let tap = |i: __m256i| {
+                    let t = |k: usize| _mm256_permutevar8x32_ps(b[k], i);
+                    if NW == 1 {
+                        return t(0);
+                    }
+                    let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i));
+                    let x = _mm256_blendv_ps(t(0), t(1), bit3);
+                    if NW == 2 {
+                        return x;
+                    }
+                    let y = _mm256_blendv_ps(t(2), t(3), bit3);
+                    _mm256_blendv_ps(x, y, _mm256_castsi256_ps(_mm256_slli_epi32::<27>(i)))
+                };
+                let (c, e) = (
+                    _mm256_load_si256(wv.c.as_ptr() as *const __m256i),
+                    _mm256_load_si256(wv.e.as_ptr() as *const __m256i),
+                );
+                let (p, q) = (_mm256_load_ps(wv.p.as_ptr()), _mm256_load_ps(wv.q.as_ptr()));
+                let val = _mm256_add_ps(_mm256_mul_ps(tap(c), p), _mm256_mul_ps(tap(e), q));
+                if ow < 8 && r * ow + 8 > end {
+                    _mm256_maskstore_ps(d, short, val);
+                } else {
+                    _mm256_storeu_ps(d.add(wv.at), val);
+                }
+            }
+        }
+    }
+}
+
 /// `n` consecutive planes, `gr.step` apart in src, back to back in dst, by groups.
 unsafe fn grouped(src: *const f32, dst: *mut f32, n: usize, g: &PlaneGeom, gr: &Group) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
@@ -663,6 +859,18 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
             #[cfg(target_arch = "x86_64")]
             simd::Isa::Avx512 if g.iw <= PERMUTE_COLS => {
                 by_shape!(plane_avx512_permute, src, dst, g)
+            }
+            #[cfg(target_arch = "x86_64")]
+            simd::Isa::Avx512 | simd::Isa::Avx2 if g.windows.is_some() => {
+                let w = g.windows.as_ref().unwrap();
+                match (w.nw, g.blend_h) {
+                    (1, true) => plane_avx2_windows::<1, true>(src, dst, g, w),
+                    (2, true) => plane_avx2_windows::<2, true>(src, dst, g, w),
+                    (_, true) => plane_avx2_windows::<4, true>(src, dst, g, w),
+                    (1, false) => plane_avx2_windows::<1, false>(src, dst, g, w),
+                    (2, false) => plane_avx2_windows::<2, false>(src, dst, g, w),
+                    (_, false) => plane_avx2_windows::<4, false>(src, dst, g, w),
+                }
             }
             simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf),
             simd::Isa::Base | simd::Isa::Neon => plane_body(src, dst, g, buf),
