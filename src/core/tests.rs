@@ -1429,10 +1429,11 @@ fn planes_match_reference_bitwise() {
         let tall = rng.below(5) == 0;
         let hmax = if tall { 300 } else { 40 };
         // Source rows past 32 columns sometimes (AVX-512 permutes over four vectors), past
-        // 64 now and then (AVX-512 windows).
+        // 64 now and then (AVX-512 windows), of whole AVX2 vectors now and then.
         let iw = match rng.below(8) {
             0 => rng.range(65, 300),
             1 | 2 => rng.range(33, 70),
+            3 if rng.below(2) == 0 => rng.pick(&[8, 16, 32]),
             _ => rng.range(1, 40),
         };
         let ih = rng.range(1, hmax);
@@ -1541,8 +1542,12 @@ fn planes_match_reference_bitwise() {
                 bf16_hits += 1;
             }
             if let crate::core::plan::Strategy::Planes(g) = &plan.strategy {
-                if let Some((nw, masked)) = g.windowed() {
-                    let key = format!("{isa:?} {nw} {}", if masked { "masked" } else { "" });
+                if let Some((nw, masked, shared)) = g.windowed() {
+                    let key = format!(
+                        "{isa:?} {nw} {}{}",
+                        if masked { "masked" } else { "" },
+                        if shared { "shared" } else { "" }
+                    );
                     *windowed.entry(key).or_insert(0) += 1;
                 }
             }
@@ -1604,16 +1609,19 @@ fn planes_match_reference_bitwise() {
         reduced_run() || wide_hits >= need,
         "wide planes ran in only {wide_hits} cases"
     );
-    // The window kernel with windows of each width, and rows narrower than a window, on
-    // AVX2; AVX-512 takes it past 64 columns.
+    // The window kernel with windows of each width, per vector and shared by a row (rows
+    // narrower than a window too), on AVX2; AVX-512 takes it past 64 columns.
     let seen = |k: &str| windowed.get(k).copied().unwrap_or(0);
     if isas.contains(&crate::core::simd::Isa::Avx2) && !reduced_run() {
         for k in [
             "Avx2 1 ",
             "Avx2 2 ",
             "Avx2 4 ",
-            "Avx2 1 masked",
-            "Avx2 2 masked",
+            "Avx2 1 maskedshared",
+            "Avx2 2 maskedshared",
+            "Avx2 4 maskedshared",
+            "Avx2 2 shared",
+            "Avx2 4 shared",
         ] {
             assert!(seen(k) > 5, "AVX2 windows {k:?}: {windowed:?}");
         }

@@ -79,6 +79,9 @@ struct Windows {
     nw: usize,
     /// The row is narrower than a window: loads are masked to its `iw` columns.
     masked: bool,
+    /// One window at column 0 for every vector, blended once a row (rows of at most 32
+    /// columns; always where the row is narrower than a window).
+    shared: bool,
     vecs: Vec<WinVec>,
 }
 
@@ -123,18 +126,32 @@ fn windows(fw: &crate::core::taps::FwdTaps, lo: usize, iw: usize, ow: usize) -> 
         .map(|&at| range(at))
         .map(|(a, b)| b + 1 - a)
         .max()?;
-    let nw = match need {
-        0..=8 => 1,
-        9..=16 => 2,
-        17..=32 => 4,
-        _ => return None,
+    let class = |cols: usize| match cols {
+        0..=8 => Some(1),
+        9..=16 => Some(2),
+        17..=32 => Some(4),
+        _ => None,
     };
+    let mut nw = class(need)?;
+    // A row of at most 32 columns may be blended once, as one window all vectors permute
+    // from: always where it fits their own windows' width, else where that costs fewer
+    // operations (per window vector a blend of 3; per tap `nw` permutes and `nw - 1`
+    // blends, two taps a vector).
+    let n = starts.len();
+    let shared = match class(iw) {
+        Some(k) if k <= nw => true,
+        Some(k) => 3 * k + 2 * n * (2 * k - 1) < n * (3 * nw + 2 * (2 * nw - 1)),
+        None => false,
+    };
+    if shared {
+        nw = class(iw)?;
+    }
     let width = 8 * nw;
     let masked = iw < width;
     let vecs = starts
         .iter()
         .map(|&at| {
-            let ws = if masked {
+            let ws = if shared {
                 0
             } else {
                 range(at).0.min(iw - width)
@@ -157,7 +174,12 @@ fn windows(fw: &crate::core::taps::FwdTaps, lo: usize, iw: usize, ow: usize) -> 
             v
         })
         .collect();
-    Some(Windows { nw, masked, vecs })
+    Some(Windows {
+        nw,
+        masked,
+        shared,
+        vecs,
+    })
 }
 
 /// Consecutive planes (`step` source elements apart, back to back in dst) computed as one
@@ -194,10 +216,10 @@ impl PlaneGeom {
         self.outputs() + self.depth.map_or(0, |_| 2 * self.span + 16)
     }
 
-    /// The window kernel's width (vectors) and whether its loads are masked.
+    /// The window kernel's width (vectors), whether its loads are masked, whether shared.
     #[cfg(test)]
-    pub fn windowed(&self) -> Option<(usize, bool)> {
-        self.windows.as_ref().map(|w| (w.nw, w.masked))
+    pub fn windowed(&self) -> Option<(usize, bool, bool)> {
+        self.windows.as_ref().map(|w| (w.nw, w.masked, w.shared))
     }
 
     /// Whether planes run several at a time ([`Group`]).
@@ -752,11 +774,11 @@ unsafe fn grouped_avx2<const BLEND: bool>(
 /// One plane on AVX2 by [`Windows`] of `NW` vectors (`BLEND`: the plane has an H level).
 ///
 /// Safety: AVX2 is enabled; each row's loads stay in its `iw` columns (masked when the
-/// row is narrower than a window), stores in its `ow` outputs but for lanes past a short
+/// row is narrower than a window, which is then shared), stores in its `ow` outputs but for lanes past a short
 /// row, which the rows after it write over (stores reaching past the plane are masked).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool>(
+unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool, const SHARED: bool>(
     src: *const f32,
     dst: *mut f32,
     g: &PlaneGeom,
@@ -770,6 +792,8 @@ unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool>(
             let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), lanes)
         };
+        // (Only shared windows are masked: at column 0.)
+        let masks: [__m256i; NW] = std::array::from_fn(|k| mask(iw.saturating_sub(8 * k)));
         let short = mask(ow);
         // Short rows' stores that would reach past the plane are masked.
         let end = g.rows.len() * ow;
@@ -777,22 +801,23 @@ unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool>(
             let (s0, s1) = (src.add(a0 as usize), src.add(a1 as usize));
             let (u, v) = (_mm256_set1_ps(u), _mm256_set1_ps(v));
             let d = dst.add(r * ow);
-            for wv in &w.vecs {
-                let load = |s: *const f32, k: usize| {
-                    let at = wv.ws + 8 * k;
-                    match w.masked {
-                        true => _mm256_maskload_ps(s.add(at), mask(iw.saturating_sub(at))),
-                        false => _mm256_loadu_ps(s.add(at)),
-                    }
+            let window = |ws: usize| -> [__m256; NW] {
+                let load = |s: *const f32, k: usize| match SHARED && w.masked {
+                    true => _mm256_maskload_ps(s.add(8 * k), masks[k]),
+                    false => _mm256_loadu_ps(s.add(ws + 8 * k)),
                 };
-                let b: [__m256; NW] = std::array::from_fn(|k| {
+                std::array::from_fn(|k| {
                     let y0 = load(s0, k);
                     if BLEND {
                         _mm256_add_ps(_mm256_mul_ps(y0, u), _mm256_mul_ps(load(s1, k), v))
                     } else {
                         y0
                     }
-                });
+                })
+            };
+            let row = if SHARED { window(0) } else { [u; NW] };
+            for wv in &w.vecs {
+                let b = if SHARED { row } else { window(wv.ws) };
                 let tap = |i: __m256i| {
                     let t = |k: usize| _mm256_permutevar8x32_ps(b[k], i);
                     if NW == 1 {
@@ -863,13 +888,20 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
             #[cfg(target_arch = "x86_64")]
             simd::Isa::Avx512 | simd::Isa::Avx2 if g.windows.is_some() => {
                 let w = g.windows.as_ref().unwrap();
-                match (w.nw, g.blend_h) {
-                    (1, true) => plane_avx2_windows::<1, true>(src, dst, g, w),
-                    (2, true) => plane_avx2_windows::<2, true>(src, dst, g, w),
-                    (_, true) => plane_avx2_windows::<4, true>(src, dst, g, w),
-                    (1, false) => plane_avx2_windows::<1, false>(src, dst, g, w),
-                    (2, false) => plane_avx2_windows::<2, false>(src, dst, g, w),
-                    (_, false) => plane_avx2_windows::<4, false>(src, dst, g, w),
+                macro_rules! by_nw {
+                    ($blend:literal, $shared:literal) => {
+                        match w.nw {
+                            1 => plane_avx2_windows::<1, $blend, $shared>(src, dst, g, w),
+                            2 => plane_avx2_windows::<2, $blend, $shared>(src, dst, g, w),
+                            _ => plane_avx2_windows::<4, $blend, $shared>(src, dst, g, w),
+                        }
+                    };
+                }
+                match (g.blend_h, w.shared) {
+                    (true, true) => by_nw!(true, true),
+                    (true, false) => by_nw!(true, false),
+                    (false, true) => by_nw!(false, true),
+                    (false, false) => by_nw!(false, false),
                 }
             }
             simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf),
