@@ -300,15 +300,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     // kernel (AVX2; AVX-512 past its permute kernel's 64 columns) up to 128 outputs: it
     // beats the rows kernel's per-row setup there (1 thread, us, rows -> planes; AVX2: nchw
     // f32 4x16 40x40->60x60 98 -> 47, 8x256 16x16->32x32 1033 -> 394, 8x32 30x70->45x105
-    // 449 -> 291, 100x200->50x100 1453 -> 1027, 8x64 56x56->112x112 even; AVX-512 30x70->
-    // 45x105 437 -> 280), but not AVX-512's for windows of four vectors (8x32 64x256->32x64
-    // 761 -> 891).
+    // 449 -> 291, 100x200->50x100 1453 -> 1027, 8x64 56x56->112x112 even; AVX-512: 30x70->
+    // 45x105 437 -> 280, 1x4 50x65->62x22 5.4 -> 4.1, 4x16 30x100->60x30 98 -> 80; rows
+    // from memory even: 8x32 64x256->32x64, 8x64 120x240->60x80).
     let win = match simd::isa() {
         _ if ow > WINDOW_ROW => None,
         simd::Isa::Avx2 => windows(fw, lo, iw, ow),
-        simd::Isa::Avx512 if iw > PERMUTE_COLS => {
-            windows(fw, lo, iw, ow).filter(|w| w.nw <= 2 || ow <= MAX_ROW)
-        }
+        simd::Isa::Avx512 if iw > PERMUTE_COLS => windows(fw, lo, iw, ow),
         _ => None,
     };
     let max_row = match simd::isa() {
