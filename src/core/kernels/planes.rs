@@ -17,6 +17,9 @@ use crate::core::{Algorithm, Direction, Problem};
 /// bf16 2x8 40x12->200x24 139 -> 12.5; oneDNN 1524, 606, 130).
 const MAX_PLANE: usize = 16384;
 
+/// Most source elements the rows of an AVX2 plane by windows of four vectors read.
+const LARGER_PLANE: usize = 1 << 16;
+
 /// Largest source span (elements) converted per plane for non-f32 sources.
 const MAX_SPAN: usize = 1 << 14;
 
@@ -25,7 +28,11 @@ const MAX_SPAN: usize = 1 << 14;
 /// 4x4->8x8: 1.6 us here, 4 us by rows).
 const MAX_ROW: usize = 16;
 
-/// Widest output row the window kernel takes (see [`Windows`]).
+/// Widest output row the AVX2 window kernel takes with windows of four vectors.
+const WINDOW_ROW_FOUR: usize = 4096;
+
+/// Widest output row the window kernel takes (see [`Windows`]), but for the AVX2 windows of
+/// four vectors.
 const WINDOW_ROW: usize = 128;
 
 /// Widest blended row (columns) the AVX-512 permute planes take: four vectors (see
@@ -303,7 +310,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     // 449 -> 291, 100x200->50x100 1453 -> 1027, 8x64 56x56->112x112 even; AVX-512: 30x70->
     // 45x105 437 -> 280, 1x4 50x65->62x22 5.4 -> 4.1, 4x16 30x100->60x30 98 -> 80; rows
     // from memory even: 8x32 64x256->32x64, 8x64 120x240->60x80).
+    // AVX2 windows of four vectors (downsampling past 2x) take rows up to 4096 outputs:
+    // the rows kernel has blocks of four outputs there (AVX2 1 thread us: ncw f32 1x32
+    // 6162->2054 37.7 -> 33.0, oneDNN 30.9; nchw 4x64 3000->1000 262 -> 173, 175); for
+    // other windows its held tables win on long rows (ncw 1x32 2000->4000 15.8 -> 29.1).
     let win = match simd::isa() {
+        _ if ow > WINDOW_ROW_FOUR => None,
+        simd::Isa::Avx2 if ow > WINDOW_ROW => windows(fw, lo, iw, ow).filter(|w| w.nw == 4),
         _ if ow > WINDOW_ROW => None,
         simd::Isa::Avx2 => windows(fw, lo, iw, ow),
         simd::Isa::Avx512 if iw > PERMUTE_COLS => windows(fw, lo, iw, ow),
@@ -311,11 +324,27 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     };
     let max_row = match simd::isa() {
         simd::Isa::Avx512 if iw <= PERMUTE_COLS => 4 * MAX_ROW,
-        _ if win.is_some() => WINDOW_ROW,
+        _ if win.is_some() => WINDOW_ROW_FOUR,
         simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
-    if oh * ow > MAX_PLANE || oh * iw > MAX_PLANE || ow > max_row {
+    let planes: usize = (0..rank)
+        .filter(|&a| a != w && a != h)
+        .map(|a| d.dims[a])
+        .product();
+    // AVX2 windows of four vectors (downsampling past 2x, where the rows kernel takes
+    // blocks of four outputs) win on planes up to a core's L2 of source rows read, where
+    // the source needs no conversion buffer and there are planes enough for the threads
+    // (1 thread us, rows -> planes: nchw f32 4x16 10x1000->30x300 645 -> 431, 50x900->50x300
+    // 1309 -> 910, oneDNN 526, 1045; but 8x32 300x900->100x300 19.9 -> 31.9 ms).
+    let larger = simd::isa() == simd::Isa::Avx2
+        && win.as_ref().is_some_and(|w| w.nw == 4)
+        && s.dtype == DataType::F32
+        && depth.is_none()
+        && planes >= 16
+        && oh * iw <= LARGER_PLANE;
+    let small = oh * ow <= MAX_PLANE && oh * iw <= MAX_PLANE;
+    if !(small || larger) || ow > max_row {
         return None;
     }
     let sh = s.strides[h];
@@ -358,10 +387,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     Some(PlaneGeom {
         h,
         w,
-        runs: (0..rank)
-            .filter(|&a| a != w && a != h)
-            .map(|a| d.dims[a])
-            .product(),
+        runs: planes,
         rows,
         blend_h,
         iw,
