@@ -69,7 +69,8 @@ pub(crate) struct PlaneGeom {
     /// us, bf16 1x512 1x3x1->2x1x2 23.9 -> 16.4; oneDNN 127, 13.3).
     group: Option<Group>,
     /// The AVX2 window tables of a row, where each output vector's taps fit one (see
-    /// [`Windows`]).
+    /// [`Windows`]; only the x86-64 kernel reads them).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     windows: Option<Windows>,
 }
 
@@ -77,10 +78,11 @@ pub(crate) struct PlaneGeom {
 /// the window is blended straight from the two source rows and permuted into the taps
 /// (`vpermps`, and blends by the index's bits 3 and 4 over windows of two and four
 /// vectors), instead of the blended row stored and gathered per element (nchw f32 8x4
-/// 27x30->54x15 at AVX2: 27.6 us, oneDNN 18.9; 1x16 6x14->12x7 1.9 us, oneDNN 1.4).
-/// Blending per window repeats columns shared by neighbouring vectors; the values are the
-/// same, each blended column the reference's `s[h0+c]*u + s[h1+c]*v`.
+/// 27x30->54x15 at AVX2: 26.9 -> 10.7 us, oneDNN 18.9; 1x16 6x14->12x7 2.0 -> 1.1 us,
+/// oneDNN 1.4). Blending per window repeats columns shared by neighbouring vectors; the
+/// values are the same, each blended column the reference's `s[h0+c]*u + s[h1+c]*v`.
 #[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Windows {
     /// Vectors a window spans: 1, 2 or 4.
     nw: usize,
@@ -98,6 +100,7 @@ struct Windows {
 /// (zero in unused lanes).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct WinVec {
     c: [i32; 8],
     e: [i32; 8],
