@@ -1640,6 +1640,7 @@ fn planes_match_reference_bitwise() {
         for k in [
             "Avx2 1 ",
             "Avx2 2 ",
+            "Avx2 3 ",
             "Avx2 4 ",
             "Avx2 1 maskedshared",
             "Avx2 2 maskedshared",

@@ -17,7 +17,7 @@ use crate::core::{Algorithm, Direction, Problem};
 /// bf16 2x8 40x12->200x24 139 -> 12.5; oneDNN 1524, 606, 130).
 const MAX_PLANE: usize = 16384;
 
-/// Most source elements the rows of an AVX2 plane by windows of four vectors read.
+/// Most source elements the rows of an AVX2 plane by windows of three or four vectors read.
 const LARGER_PLANE: usize = 1 << 16;
 
 /// Largest source span (elements) converted per plane for non-f32 sources.
@@ -28,11 +28,11 @@ const MAX_SPAN: usize = 1 << 14;
 /// 4x4->8x8: 1.6 us here, 4 us by rows).
 const MAX_ROW: usize = 16;
 
-/// Widest output row the AVX2 window kernel takes with windows of four vectors.
-const WINDOW_ROW_FOUR: usize = 4096;
+/// Widest output row the AVX2 window kernel takes with windows of three or four vectors.
+const WINDOW_ROW_WIDE: usize = 4096;
 
 /// Widest output row the window kernel takes (see [`Windows`]), but for the AVX2 windows of
-/// four vectors.
+/// three or four vectors.
 const WINDOW_ROW: usize = 128;
 
 /// Widest blended row (columns) the AVX-512 permute planes take: four vectors (see
@@ -76,7 +76,7 @@ pub(crate) struct PlaneGeom {
 
 /// A row's outputs in vectors of eight, each from one window of `8 * nw` blended columns:
 /// the window is blended straight from the two source rows and permuted into the taps
-/// (`vpermps`, and blends by the index's bits 3 and 4 over windows of two and four
+/// (`vpermps`, and blends by the index's bits 3 and 4 over windows of two to four
 /// vectors), instead of the blended row stored and gathered per element (nchw f32 8x4
 /// 27x30->54x15 at AVX2: 26.9 -> 10.7 us, oneDNN 18.9; 1x16 6x14->12x7 2.0 -> 1.1 us,
 /// oneDNN 1.4). Blending per window repeats columns shared by neighbouring vectors; the
@@ -84,7 +84,7 @@ pub(crate) struct PlaneGeom {
 #[derive(Clone, Debug)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Windows {
-    /// Vectors a window spans: 1, 2 or 4.
+    /// Vectors a window spans: 1 to 4.
     nw: usize,
     /// The row is narrower than a window: loads are masked to its `iw` columns.
     masked: bool,
@@ -139,7 +139,8 @@ fn windows(fw: &crate::core::taps::FwdTaps, lo: usize, iw: usize, ow: usize) -> 
     let class = |cols: usize| match cols {
         0..=8 => Some(1),
         9..=16 => Some(2),
-        17..=32 => Some(4),
+        17..=24 => Some(3),
+        25..=32 => Some(4),
         _ => None,
     };
     let mut nw = class(need)?;
@@ -313,13 +314,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     // 449 -> 291, 100x200->50x100 1453 -> 1027, 8x64 56x56->112x112 even; AVX-512: 30x70->
     // 45x105 437 -> 280, 1x4 50x65->62x22 5.4 -> 4.1, 4x16 30x100->60x30 98 -> 80; rows
     // from memory even: 8x32 64x256->32x64, 8x64 120x240->60x80).
-    // AVX2 windows of four vectors (downsampling past 2x) take rows up to 4096 outputs:
+    // AVX2 windows of three or four vectors (downsampling past 2x) take rows up to 4096 outputs:
     // the rows kernel has blocks of four outputs there (AVX2 1 thread us: ncw f32 1x32
     // 6162->2054 37.7 -> 33.0, oneDNN 30.9; nchw 4x64 3000->1000 262 -> 173, 175); for
     // other windows its held tables win on long rows (ncw 1x32 2000->4000 15.8 -> 29.1).
     let win = match simd::isa() {
-        _ if ow > WINDOW_ROW_FOUR => None,
-        simd::Isa::Avx2 if ow > WINDOW_ROW => windows(fw, lo, iw, ow).filter(|w| w.nw == 4),
+        _ if ow > WINDOW_ROW_WIDE => None,
+        simd::Isa::Avx2 if ow > WINDOW_ROW => windows(fw, lo, iw, ow).filter(|w| w.nw >= 3),
         _ if ow > WINDOW_ROW => None,
         simd::Isa::Avx2 => windows(fw, lo, iw, ow),
         simd::Isa::Avx512 if iw > PERMUTE_COLS => windows(fw, lo, iw, ow),
@@ -327,7 +328,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     };
     let max_row = match simd::isa() {
         simd::Isa::Avx512 if iw <= PERMUTE_COLS => 4 * MAX_ROW,
-        _ if win.is_some() => WINDOW_ROW_FOUR,
+        _ if win.is_some() => WINDOW_ROW_WIDE,
         simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
@@ -335,13 +336,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
         .filter(|&a| a != w && a != h)
         .map(|a| d.dims[a])
         .product();
-    // AVX2 windows of four vectors (downsampling past 2x, where the rows kernel takes
+    // AVX2 windows of three or four vectors (downsampling past 2x, where the rows kernel takes
     // blocks of four outputs) win on planes up to a core's L2 of source rows read, where
     // the source needs no conversion buffer and there are planes enough for the threads
     // (1 thread us, rows -> planes: nchw f32 4x16 10x1000->30x300 645 -> 431, 50x900->50x300
     // 1309 -> 910, oneDNN 526, 1045; but 8x32 300x900->100x300 19.9 -> 31.9 ms).
     let larger = simd::isa() == simd::Isa::Avx2
-        && win.as_ref().is_some_and(|w| w.nw == 4)
+        && win.as_ref().is_some_and(|w| w.nw >= 3)
         && s.dtype == DataType::F32
         && depth.is_none()
         && planes >= 16
@@ -855,8 +856,12 @@ unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool, const SHARED: b
                     if NW == 2 {
                         return x;
                     }
+                    let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(i));
+                    if NW == 3 {
+                        return _mm256_blendv_ps(x, t(2), bit4);
+                    }
                     let y = _mm256_blendv_ps(t(2), t(3), bit3);
-                    _mm256_blendv_ps(x, y, _mm256_castsi256_ps(_mm256_slli_epi32::<27>(i)))
+                    _mm256_blendv_ps(x, y, bit4)
                 };
                 let (c, e) = (
                     _mm256_load_si256(wv.c.as_ptr() as *const __m256i),
@@ -920,6 +925,7 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
                         match w.nw {
                             1 => plane_avx2_windows::<1, $blend, $shared>(src, dst, g, w),
                             2 => plane_avx2_windows::<2, $blend, $shared>(src, dst, g, w),
+                            3 => plane_avx2_windows::<3, $blend, $shared>(src, dst, g, w),
                             _ => plane_avx2_windows::<4, $blend, $shared>(src, dst, g, w),
                         }
                     };
