@@ -3474,28 +3474,62 @@ unsafe fn permuted_words<const FIX: bool, const WIDE: bool>(
                 _mm256_maskload_epi32(s.add(at.min(avail)) as *const i32, word_mask(n / 4))
             }
         };
-        let p = _mm256_srli_epi32::<2>(_mm256_loadu_si256(
-            idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i
-        ));
-        let v = _mm256_permutevar8x32_epi32(load(0), p);
-        // Words 8-15 of a 64-byte window: the second vector where bit 3 is set.
-        let v = match WIDE {
-            true => {
-                let hi = _mm256_permutevar8x32_epi32(load(WORD_BLOCK), p);
-                let sel = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(p));
-                _mm256_castps_si256(_mm256_blendv_ps(
-                    _mm256_castsi256_ps(v),
-                    _mm256_castsi256_ps(hi),
-                    sel,
-                ))
-            }
-            false => v,
-        };
-        if FIX {
-            bf16_fix_avx2(v)
-        } else {
-            v
+        let p = word_indices(idx, j);
+        window_words::<FIX, WIDE>(load(0), || load(WORD_BLOCK), p, word_high(p))
+    }
+}
+
+/// Block `j`'s word indices (the tables' byte indices shifted right by 2).
+///
+/// # Safety
+/// AVX2; `idx` holds 32 bytes for block `j`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn word_indices(idx: &[u8], j: usize) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract.
+    unsafe {
+        let i = _mm256_loadu_si256(idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i);
+        _mm256_srli_epi32::<2>(i)
+    }
+}
+
+/// The lanes of word indices `p` that read a 64-byte window's second vector (bit 3), as a
+/// blend selector.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn word_high(p: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256 {
+    use std::arch::x86_64::*;
+    _mm256_castsi256_ps(_mm256_slli_epi32::<28>(p))
+}
+
+/// A word block out of its window: `lo` permuted by `p`, with `WIDE` the lanes `sel` names
+/// from the window's second vector `hi()`, bf16 values fixed up with `FIX`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn window_words<const FIX: bool, const WIDE: bool>(
+    lo: std::arch::x86_64::__m256i,
+    hi: impl FnOnce() -> std::arch::x86_64::__m256i,
+    p: std::arch::x86_64::__m256i,
+    sel: std::arch::x86_64::__m256,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let v = _mm256_permutevar8x32_epi32(lo, p);
+    let v = match WIDE {
+        true => {
+            let hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi(), p));
+            _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(v), hi, sel))
         }
+        false => v,
+    };
+    if FIX {
+        // SAFETY: AVX2 is enabled here (`bf16_fix_avx2`'s requirement, inlined).
+        unsafe { bf16_fix_avx2(v) }
+    } else {
+        v
     }
 }
 
@@ -3610,28 +3644,15 @@ unsafe fn word_rows_held<const FIX: bool, const WIDE: bool, const NB: usize>(
     // SAFETY: the caller's contract: whole windows within each row's source, blocks within
     // its output; `idx` holds 32 bytes per block.
     unsafe {
-        let p: [__m256i; NB] = std::array::from_fn(|j| {
-            let i = _mm256_loadu_si256(idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i);
-            _mm256_srli_epi32::<2>(i)
-        });
-        let sel: [__m256; NB] =
-            std::array::from_fn(|j| _mm256_castsi256_ps(_mm256_slli_epi32::<28>(p[j])));
+        let p: [__m256i; NB] = std::array::from_fn(|j| word_indices(idx, j));
+        let sel: [__m256; NB] = std::array::from_fn(|j| word_high(p[j]));
         let b: [usize; NB] = std::array::from_fn(|j| base[j] as usize);
         let at: [usize; NB] = std::array::from_fn(|j| word_block_start(out_bytes, j));
         for &(src, dst) in rows {
             for j in 0..NB {
                 let s = src.add(b[j]);
-                let v = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(s as *const __m256i), p[j]);
-                let v = match WIDE {
-                    true => {
-                        let hi = _mm256_loadu_si256(s.add(WORD_BLOCK) as *const __m256i);
-                        let hi = _mm256_permutevar8x32_epi32(hi, p[j]);
-                        let v = _mm256_castsi256_ps(v);
-                        _mm256_castps_si256(_mm256_blendv_ps(v, _mm256_castsi256_ps(hi), sel[j]))
-                    }
-                    false => v,
-                };
-                let v = if FIX { bf16_fix_avx2(v) } else { v };
+                let load = |at: usize| _mm256_loadu_si256(s.add(at) as *const __m256i);
+                let v = window_words::<FIX, WIDE>(load(0), || load(WORD_BLOCK), p[j], sel[j]);
                 _mm256_storeu_si256(dst.add(at[j]) as *mut __m256i, v);
             }
         }
@@ -3686,14 +3707,14 @@ pub(crate) unsafe fn permute_word_rows(
     false
 }
 
-/// Words `0..n` (`n < 8`) of a 32-byte vector, as an AVX2 mask.
+/// Words (f32 lanes) `0..n` of a 32-byte vector, all eight from `n = 8` up, as an AVX2 mask.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn word_mask(n: usize) -> std::arch::x86_64::__m256i {
+pub(crate) fn word_mask(n: usize) -> std::arch::x86_64::__m256i {
     use std::arch::x86_64::*;
     _mm256_cmpgt_epi32(
-        _mm256_set1_epi32(n as i32),
+        _mm256_set1_epi32(n.min(8) as i32),
         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
     )
 }

@@ -300,13 +300,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     // AVX-512 takes rows up to 64 outputs (four vectors): f32 8x64 28x28->56x56 1.79 ->
     // 0.18 ms, u8 4x32 16x16->48x48 447 -> 58 us, f32 4x32 32x32->64x64 364 -> 50 us
     // (oneDNN 3.6 ms, 0.78, 0.82).
-    // AVX2 only while the output fits a core's L2: beyond, the rows kernel (held W tables,
-    // outputs streamed from registers) is ahead (Zen 1, ms, planes -> rows: ncdhw f32 2x32
-    // 16^3->32^3 3.53 -> 2.65, nchw f32 8x256 16x16->32x32 3.42 -> 2.46, ncdhw 8^3->16x16x24
-    // 0.67 -> 0.56; 8x32 10x10->20x20, 410 KB, 0.17 -> 0.24).
-    let fits_l2 = d
-        .span_bytes()
-        .is_some_and(|b| b <= crate::core::cache::l2_per_core());
     // Rows whose output vectors each read one window of at most 32 columns take the window
     // kernel (AVX2; AVX-512 past its permute kernel's 64 columns) up to 128 outputs: it
     // beats the rows kernel's per-row setup there (1 thread, us, rows -> planes; AVX2: nchw
@@ -328,8 +321,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     };
     let max_row = match simd::isa() {
         simd::Isa::Avx512 if iw <= PERMUTE_COLS => 4 * MAX_ROW,
+        // (AVX2 rows of at most 32 columns always have windows.)
         _ if win.is_some() => WINDOW_ROW_WIDE,
-        simd::Isa::Avx2 if iw <= 32 && fits_l2 => 2 * MAX_ROW,
         _ => MAX_ROW,
     };
     let planes: usize = (0..rank)
@@ -755,10 +748,7 @@ unsafe fn grouped_avx2<const BLEND: bool>(
     // buffers); the tables' indices stay below 16.
     unsafe {
         use std::arch::x86_64::*;
-        let mask = |n: usize| {
-            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), lanes)
-        };
+        let mask = simd::word_mask;
         let mut j = 0;
         while j < n {
             let m = gr.planes.min(n - j);
@@ -816,10 +806,7 @@ unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool, const SHARED: b
     unsafe {
         use std::arch::x86_64::*;
         let (iw, ow) = (g.iw, g.ow);
-        let mask = |n: usize| {
-            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), lanes)
-        };
+        let mask = simd::word_mask;
         // (Only shared windows are masked: at column 0.)
         let masks: [__m256i; NW] = std::array::from_fn(|k| mask(iw.saturating_sub(8 * k)));
         let short = mask(ow);
