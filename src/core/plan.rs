@@ -32,6 +32,8 @@ pub(crate) enum Strategy {
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
     BwdStream(kernels::bwd_stream::StreamGeom),
     BwdPlanes(kernels::bwd_planes::PlaneGeom),
+    /// Backward linear over planes upsampled 2x along both axes: diff_dst row pairs once.
+    BwdTwice(kernels::bwd_twice::TwiceGeom),
     /// Backward nearest at integer upsampling ratios: each diff_src row sums its boxes.
     BwdBox(kernels::bwd_box::BoxGeom),
     /// Backward over tiny resampled extents, vectorised across an identity axis.
@@ -74,6 +76,7 @@ impl Strategy {
             Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",
+            Strategy::BwdTwice(_) => "bwd_twice",
             Strategy::BwdBox(_) => "bwd_box",
             Strategy::BwdTiny(ref g) if g.transpose.is_some() => "bwd_tiny_transposed",
             Strategy::BwdTiny(_) => "bwd_tiny",
@@ -387,6 +390,13 @@ impl Plan {
                 // SAFETY: `run`'s contract (buffers cover the layouts); chunks take disjoint
                 // planes, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_planes::run(p, t, g, b, s, e) },
+            ),
+            Strategy::BwdTwice(g) => par(
+                g.runs,
+                (grain_elems / g.run_cost()).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts, the plan's ISA); chunks
+                // take disjoint rows, so every dst element has one writer.
+                &|s, e| unsafe { kernels::bwd_twice::run(p, t, g, b, s, e) },
             ),
             Strategy::BwdBox(g) => par(
                 g.runs,

@@ -1504,3 +1504,58 @@ fn spread_rows_match_reference_on_every_isa() {
         "bwd_expand took {taken} of {cases}"
     );
 }
+
+/// Planes upsampled 2x along both `h` and `w` (`bwd_twice` on AVX-512: row pairs walked up
+/// the plane, edge columns down it in blocks of rows, edge rows on their own; planes split
+/// into row chunks) under every rule flavour, 0..3 identity axes before them, padded rows in
+/// either tensor, diff_dst f32 (bf16: the other walks) with an offset, diff_src f32 / bf16 /
+/// f16, and the other walks where a shape or ratio falls outside it: the reference's bits
+/// on every ISA.
+#[test]
+fn twice_planes_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x2C2C);
+    let isas = simd::available_isas();
+    let mut kinds = std::collections::BTreeMap::new();
+    for case in 0..n_cases(200) {
+        let lead = rng.range(0, 3);
+        let mut fin: Vec<usize> = (0..lead).map(|_| rng.range(1, 3)).collect();
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; lead];
+        let flavour = rng.below(5);
+        let hs = [1, 2, 3, rng.range(4, 40), rng.range(60, 140)];
+        let ih = rng.pick(&hs);
+        let ws = [rng.range(2, 17), 18, rng.range(19, 48), rng.range(49, 130)];
+        let iw = rng.pick(&ws);
+        for (i, twice) in [(ih, rng.below(8) != 0), (iw, rng.below(8) != 0)] {
+            let o = if twice { 2 * i } else { rng.range(1, 3 * i) };
+            fin.push(i);
+            fout.push(o);
+            axes.push(random_rule(&mut rng, flavour, i, o, true));
+        }
+        let mut p = dense_bwd(&mut rng, Algorithm::Linear, axes, &fin, &fout, flavour);
+        // Rows padded in either tensor (the walks take row pitches, not widths).
+        for l in [&mut p.src, &mut p.dst] {
+            if rng.below(3) == 0 {
+                let r = l.rank();
+                let mut strides = vec![1usize; r];
+                strides[r - 2] = l.dims[r - 1] + rng.range(1, 9);
+                for a in (0..r - 2).rev() {
+                    strides[a] = strides[a + 1] * l.dims[a + 1];
+                }
+                *l = Layout::strided(l.dtype, &l.dims, &strides, l.offset);
+            }
+        }
+        matches_reference_on(&mut rng, case, &p, &isas);
+        let top = *isas.last().unwrap();
+        *kinds
+            .entry(Plan::with_isa(p.clone(), top).unwrap().kernel_name())
+            .or_insert(0) += 1;
+    }
+    if isas.contains(&simd::Isa::Avx512) {
+        let n = kinds.get("bwd_twice").copied().unwrap_or(0);
+        assert!(
+            reduced_run() || n > 40,
+            "bwd_twice took {n} of 200: {kinds:?}"
+        );
+    }
+}

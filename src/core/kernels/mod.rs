@@ -28,6 +28,8 @@ pub(crate) mod bwd_repeat;
 pub(crate) mod bwd_scatter;
 pub(crate) mod bwd_stream;
 pub(crate) mod bwd_tiny;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]
+pub(crate) mod bwd_twice;
 pub(crate) mod dyadic;
 pub(crate) mod gather;
 
@@ -246,6 +248,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if rows_ok {
         let runs: usize = d.dims[..w].iter().product();
         if p.direction == Direction::Backward {
+            if let Some(g) = bwd_twice::plan(p, t) {
+                return Strategy::BwdTwice(g);
+            }
             if let Some(g) = bwd_box::plan(p, t) {
                 return Strategy::BwdBox(g);
             }

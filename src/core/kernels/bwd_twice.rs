@@ -1,0 +1,694 @@
+//! Backward linear over planes upsampled exactly 2x along both `h` and `w` (AVX-512, f32
+//! diff_dst): the common backward of a 2x bilinear upsample.
+//!
+//! In such a plane every interior diff_src element `(i, x)` sums the same pattern: `h` group
+//! 0 lists diff_dst rows `2i + 1, 2i + 2`, group 1 rows `2i - 1, 2i`, each with the weights
+//! every interior row shares, and likewise along `w`. The reference's order per element is
+//! `gh → gw → oh → ow`, `acc = acc + (dd * wh) * ww` from 0. So diff_dst rows `2t + 1, 2t + 2`
+//! are the whole group-0 phase of row `t` and the whole group-1 phase of row `t + 1`: walking
+//! `t` downwards, one step reads the pair once, permutes its windows once, and adds them into
+//! row `t` (its first phase, a partial sum kept in diff_src) and row `t + 1` (its second,
+//! which completes it). The row walk it replaces read each pair twice, once per diff_src row.
+//! Interior columns go in blocks of 16 elements: a block's columns lie in one 32-column
+//! window per group, the slots are the window's even and odd columns. The edge columns (0 and
+//! `iw - 1`, lists of their own) go down the plane 16 rows at a time from column copies; the
+//! edge rows (0 and `ih - 1`) go one by one with their own lists. Every element sees exactly
+//! the reference's products and sums in its order.
+
+use super::super::aligned::AlignedBuf;
+use super::super::dtype::DataType;
+use super::super::reference::{Bufs, Tables};
+use super::super::simd::{self, Isa};
+use super::super::taps::BwdTaps;
+use super::super::{Algorithm, Direction, Problem};
+use super::Runs;
+
+/// Lanes of a block.
+const B: usize = 16;
+/// diff_src rows a run takes at most (a plane's rows split into runs for the threads).
+const CHUNK_ROWS: usize = 64;
+/// Bytes of diff_dst rows asked for ahead of the walk (it goes up the plane and jumps at each
+/// plane, against the hardware prefetchers' grain).
+const AHEAD_BYTES: usize = 8 << 10;
+/// Longest list of an edge element (one axis, one group) the plan takes.
+const MAX_EDGE: usize = 4;
+
+/// One edge element's list in one group: `n` outputs with their weights.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Edge {
+    pub n: usize,
+    pub o: [usize; MAX_EDGE],
+    pub w: [f32; MAX_EDGE],
+}
+
+/// One axis of the plane: the interior weights per group and slot, the edge elements'
+/// lists per group.
+#[derive(Clone, Debug)]
+pub(crate) struct Axis {
+    pub n_in: usize,
+    /// `w[g][k]`: group `g`'s weight for its `k`-th output (group 0: `2i + 1 + k`, group 1:
+    /// `2i - 1 + k`).
+    pub w: [[f32; 2]; 2],
+    /// Element 0 and element `n_in - 1`, per group.
+    pub edges: [[Edge; 2]; 2],
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct TwiceGeom {
+    pub h: usize,
+    pub w: usize,
+    pub ah: Axis,
+    pub aw: Axis,
+    /// First elements of the interior blocks (from 1; the last one moved back to end at
+    /// `iw - 1`) and the lanes of the last one not in the one before.
+    pub starts: Vec<usize>,
+    pub last_mask: u16,
+    /// The diff_dst columns the edge columns' lists read (each once), which the pair walk
+    /// copies out as it goes (see [`edge_columns`]), and per edge, group and slot the copy
+    /// it reads.
+    pub edge_cols: Vec<usize>,
+    pub edge_slot: [[[usize; MAX_EDGE]; 2]; 2],
+    /// Runs per plane (row chunks of [`CHUNK_ROWS`]).
+    pub chunks: usize,
+    pub runs: usize,
+}
+
+impl TwiceGeom {
+    /// diff_dst terms of one run (for the thread grain).
+    pub fn run_cost(&self) -> usize {
+        CHUNK_ROWS.min(self.ah.n_in) * self.aw.n_in * 16
+    }
+}
+
+/// The interior pattern of `tab` (`n_in` elements from `n_out` outputs), or `None` when some
+/// interior element's lists are not `2i + 1, 2i + 2` / `2i - 1, 2i` with the shared weights
+/// or an edge list is longer than [`MAX_EDGE`].
+fn axis_of(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Axis> {
+    if tab.groups != 2 || n_in < 1 || n_out != 2 * n_in {
+        return None;
+    }
+    let mut w = [[f32::NAN; 2]; 2];
+    for i in 1..n_in.saturating_sub(1) {
+        for (g, c) in [(0usize, 1isize), (1, -1)] {
+            let (o, wt) = tab.group(i, g);
+            let first = 2 * i as isize + c;
+            if o.len() != 2 || o[0] as isize != first || o[1] as isize != first + 1 {
+                return None;
+            }
+            for k in 0..2 {
+                if i == 1 {
+                    w[g][k] = wt[k];
+                } else if w[g][k].to_bits() != wt[k].to_bits() {
+                    return None;
+                }
+            }
+        }
+    }
+    let edge = |i: usize, g: usize| {
+        let (o, wt) = tab.group(i, g);
+        if o.len() > MAX_EDGE || o.iter().any(|&x| x as usize >= n_out) {
+            return None;
+        }
+        let mut e = Edge {
+            n: o.len(),
+            ..Edge::default()
+        };
+        for k in 0..o.len() {
+            e.o[k] = o[k] as usize;
+            e.w[k] = wt[k];
+        }
+        Some(e)
+    };
+    let last = n_in - 1;
+    Some(Axis {
+        n_in,
+        w,
+        edges: [[edge(0, 0)?, edge(0, 1)?], [edge(last, 0)?, edge(last, 1)?]],
+    })
+}
+
+/// The geometry, or `None` when the problem is not a 2x-by-2x linear backward over planes of
+/// at least 18 columns with f32 diff_dst on AVX-512.
+pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
+    let (s, d) = (&p.src, &p.dst);
+    let rank = d.rank();
+    if simd::isa() != Isa::Avx512
+        || p.direction != Direction::Backward
+        || p.alg == Algorithm::Nearest
+        || s.dtype != DataType::F32
+        || d.dtype == DataType::F64
+        || !p.post_ops.is_empty()
+        || rank < 2
+        || (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1)
+    {
+        return None;
+    }
+    let (h, w) = (rank - 2, rank - 1);
+    if t.resampled != [h, w]
+        || s.strides[w] != 1
+        || d.strides[w] != 1
+        || s.strides[h] < s.dims[w]
+        || d.strides[h] < d.dims[w]
+        || d.dims[w] < B + 2
+    {
+        return None;
+    }
+    let ah = axis_of(t.bwd[h].as_ref()?, d.dims[h], s.dims[h])?;
+    let aw = axis_of(t.bwd[w].as_ref()?, d.dims[w], s.dims[w])?;
+    let iw = d.dims[w];
+    let mut starts: Vec<usize> = (1..iw - 1 - B + 1).step_by(B).collect();
+    let covered = starts.last().map_or(1, |&u| u + B);
+    let mut last_mask = u16::MAX;
+    if covered < iw - 1 {
+        let u = iw - 1 - B;
+        last_mask = u16::MAX << (covered - u);
+        starts.push(u);
+    }
+    let mut edge_cols: Vec<usize> = Vec::new();
+    let mut edge_slot = [[[0; MAX_EDGE]; 2]; 2];
+    for (c, lists) in aw.edges.iter().enumerate() {
+        for (gw, l) in lists.iter().enumerate() {
+            for (j, &o) in l.o[..l.n].iter().enumerate() {
+                edge_slot[c][gw][j] = edge_cols.iter().position(|&x| x == o).unwrap_or_else(|| {
+                    edge_cols.push(o);
+                    edge_cols.len() - 1
+                });
+            }
+        }
+    }
+    let chunks = d.dims[h].div_ceil(CHUNK_ROWS);
+    let planes = (0..rank)
+        .filter(|&a| a != h && a != w)
+        .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?;
+    Some(TwiceGeom {
+        h,
+        w,
+        ah,
+        aw,
+        starts,
+        last_mask,
+        edge_cols,
+        edge_slot,
+        chunks,
+        runs: planes.checked_mul(chunks)?,
+    })
+}
+
+/// Runs `start..end` (row chunks of planes).
+///
+/// # Safety
+/// Buffers must cover the layouts; run ranges of concurrent calls must be disjoint; the CPU
+/// has AVX-512F (the plan's ISA).
+pub(crate) unsafe fn run(
+    p: &Problem,
+    t: &Tables,
+    g: &TwiceGeom,
+    b: Bufs<'_>,
+    start: usize,
+    end: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's.
+    unsafe {
+        let (s, d) = (&p.src, &p.dst);
+        let (ih, iw) = (g.ah.n_in, g.aw.n_in);
+        let (sp, dp) = (s.strides[g.h], d.strides[g.h]);
+        let f32_dst = d.dtype == DataType::F32;
+        let mut scratch = AlignedBuf::<f32>::zeroed(if f32_dst { 0 } else { CHUNK_ROWS * iw });
+        let mut cols = AlignedBuf::<f32>::zeroed(cols_len(CHUNK_ROWS));
+        let oh = s.dims[g.h];
+        // Two rows of partial sums, whole blocks (see `step`).
+        let mut part = AlignedBuf::<f32>::zeroed(2 * g.starts.len() * B);
+        let mut ahead = Ahead::new(sp, 4 * s.dims[g.w]);
+        let mut runs = Runs::new(
+            p,
+            t,
+            &[
+                (g.h, g.chunks, CHUNK_ROWS * d.strides[g.h], 0),
+                (g.w, 1, 0, 0),
+            ],
+            start,
+        );
+        let mut runs_left = end - start;
+        for _ in start..end {
+            let chunk = runs.pos[g.h];
+            let (doff, sbase) = (runs.doff, runs.sbase);
+            runs.advance();
+            let r0 = chunk * CHUNK_ROWS;
+            let r1 = (r0 + CHUNK_ROWS).min(ih);
+            let src = (b.src as *const f32).add(sbase);
+            let stream = |src: *const f32, r0: usize, r1: usize| {
+                let (lo, hi) = run_rows(ih, oh, r0, r1);
+                (src, lo, hi)
+            };
+            let next = (runs_left > 1).then(|| {
+                let n0 = runs.pos[g.h] * CHUNK_ROWS;
+                stream(
+                    (b.src as *const f32).wrapping_add(runs.sbase),
+                    n0,
+                    (n0 + CHUNK_ROWS).min(ih),
+                )
+            });
+            runs_left -= 1;
+            ahead.enter(stream(src, r0, r1), next);
+            // Row `r0` of the chunk at `out`, rows `pitch` apart.
+            let (out, pitch) = if f32_dst {
+                ((b.dst as *mut f32).add(doff), dp)
+            } else {
+                (scratch.as_mut_ptr(), iw)
+            };
+            let plane = Plane {
+                src,
+                sp,
+                out,
+                r0,
+                dp: pitch,
+            };
+            chunk_avx512(
+                g,
+                &plane,
+                r0,
+                r1,
+                cols.as_mut_ptr(),
+                part.as_mut_ptr(),
+                &mut ahead,
+            );
+            if !f32_dst {
+                let sz = d.dtype.size();
+                for r in 0..r1 - r0 {
+                    simd::store_contiguous(
+                        d.dtype,
+                        p.numerics,
+                        &scratch[r * iw..(r + 1) * iw],
+                        b.dst.add((doff + r * dp) * sz),
+                    );
+                }
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (p, t, g, b, start, end);
+        unreachable!("bwd_twice is planned for AVX-512 only");
+    }
+}
+
+/// One plane: diff_dst rows `sp` apart from `src`; the run's diff_src rows `dp` apart from
+/// `out` (row `r0`).
+#[cfg(target_arch = "x86_64")]
+struct Plane {
+    src: *const f32,
+    sp: usize,
+    out: *mut f32,
+    r0: usize,
+    dp: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Plane {
+    /// diff_src row `r` (one of the run's).
+    #[inline(always)]
+    unsafe fn row(&self, r: usize) -> *mut f32 {
+        // SAFETY: the caller's: `r` is one of the run's rows.
+        unsafe { self.out.add((r - self.r0) * self.dp) }
+    }
+}
+
+/// Column copies for `rows` diff_src rows: per copied column, its entries for the rows'
+/// `2 rows + 2` diff_dst rows, even and odd rows apart (a vertical block's lanes read every
+/// other row), each half with a block's reach of padding.
+fn cols_len(rows: usize) -> usize {
+    4 * MAX_EDGE * 2 * half_pitch(rows)
+}
+
+fn half_pitch(rows: usize) -> usize {
+    rows + 1 + B + 1
+}
+
+/// Rows `r0..r1` of one plane, bottom up: row `ih - 1`, the interior pairs, row 0 (the order
+/// [`Ahead`] asks for their diff_dst rows in), then the interior rows' edge columns.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn chunk_avx512(
+    g: &TwiceGeom,
+    pl: &Plane,
+    r0: usize,
+    r1: usize,
+    cols: *mut f32,
+    part: *mut f32,
+    ahead: &mut Ahead,
+) {
+    // SAFETY: the caller's: the plane's rows and columns lie in the buffers.
+    unsafe {
+        let ih = g.ah.n_in;
+        // Interior rows of the chunk.
+        let (a, z) = (r0.max(1), r1.min(ih.saturating_sub(1)));
+        if ih > 1 && r1 == ih {
+            ahead.ask(2);
+            edge_row(g, pl, ih - 1);
+        }
+        if a < z {
+            pairs(g, pl, a, z, ahead, part, cols);
+        }
+        if r0 == 0 {
+            ahead.ask(2);
+            edge_row(g, pl, 0);
+        }
+        if a < z {
+            edge_columns(g, pl, a, z, cols);
+        }
+    }
+}
+
+/// diff_dst rows a run reads (`lo..=hi`, read from the top down), from its first row `r0`
+/// and end `r1`.
+fn run_rows(ih: usize, oh: usize, r0: usize, r1: usize) -> (usize, usize) {
+    let lo = (2 * r0).saturating_sub(1);
+    let hi = if r1 == ih { oh - 1 } else { 2 * r1 };
+    (lo, hi)
+}
+
+/// Software prefetch down the diff_dst rows of a run, on into the next run's.
+#[cfg(target_arch = "x86_64")]
+struct Ahead {
+    sp: usize,
+    row_bytes: usize,
+    /// Rows asked for ahead of the walk.
+    dist: usize,
+    /// The run the cursor is in (plane, rows `lo..=hi`), its next row to ask for (`None`:
+    /// done), and the next run.
+    cur: (*const f32, usize, usize),
+    row: Option<usize>,
+    next: Option<(*const f32, usize, usize)>,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Ahead {
+    fn new(sp: usize, row_bytes: usize) -> Self {
+        Ahead {
+            sp,
+            row_bytes,
+            dist: (AHEAD_BYTES / row_bytes.max(1)).clamp(4, 64),
+            cur: (std::ptr::null(), 0, 0),
+            row: None,
+            next: None,
+        }
+    }
+
+    /// A run starts (`this`), `next` after it: the cursor moves to it unless already in it.
+    fn enter(
+        &mut self,
+        this: (*const f32, usize, usize),
+        next: Option<(*const f32, usize, usize)>,
+    ) {
+        if self.cur != this {
+            self.cur = this;
+            self.row = Some(this.2);
+            self.next = next;
+            self.ask(self.dist);
+        } else {
+            self.next = next;
+        }
+    }
+
+    /// Asks for the next `n` rows of the stream.
+    #[inline(always)]
+    fn ask(&mut self, n: usize) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        for _ in 0..n {
+            let Some(r) = self.row else {
+                let Some(nx) = self.next.take() else {
+                    return;
+                };
+                self.cur = nx;
+                self.row = Some(nx.2);
+                continue;
+            };
+            let p = self.cur.0.wrapping_add(r * self.sp) as *const i8;
+            for k in (0..self.row_bytes).step_by(64) {
+                // SAFETY: a prefetch does not fault; the row lies in diff_dst anyway.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(k)) };
+            }
+            self.row = (r > self.cur.1).then(|| r - 1);
+        }
+    }
+}
+
+/// The permute indices of a window's even and odd columns.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn evens_odds() -> (std::arch::x86_64::__m512i, std::arch::x86_64::__m512i) {
+    use std::arch::x86_64::*;
+    // SAFETY: AVX-512F (the callers').
+    unsafe {
+        let ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        (ev, _mm512_add_epi32(ev, _mm512_set1_epi32(1)))
+    }
+}
+
+/// Interior rows `a..z` (`1 <= a < z <= ih - 1`), interior columns: diff_dst row pairs `2t + 1,
+/// 2t + 2` from `t = z - 1` down to `a - 1`, each the first phase of row `t` and the second of
+/// row `t + 1` (where those lie in `a..z`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pairs(
+    g: &TwiceGeom,
+    pl: &Plane,
+    a: usize,
+    z: usize,
+    ahead: &mut Ahead,
+    part: *mut f32,
+    cols: *mut f32,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        let nb = g.starts.len();
+        let mut t = z - 1;
+        loop {
+            let (beg, fin) = (t >= a, t + 1 < z);
+            // The edge columns' entries of this pair, while its rows are in L1 (copied right
+            // before the vertical blocks, their loads waited for the scalar stores).
+            let hp = half_pitch(z - a);
+            ahead.ask(2);
+            for r in 2 * t + 1..2 * t + 3 {
+                let (row, x) = (pl.src.add(r * pl.sp), r + 1 - 2 * a);
+                let at = cols.add((x % 2) * hp + x / 2);
+                for (k, &ow) in g.edge_cols.iter().enumerate() {
+                    *at.add(2 * k * hp) = *row.add(ow);
+                }
+            }
+            let mut q = 0;
+            while q < nb {
+                let k = (nb - q).min(4);
+                macro_rules! go {
+                    ($k:literal) => {
+                        match (beg, fin) {
+                            (true, true) => step::<$k, true, true>(g, pl, t, q, part),
+                            (true, false) => step::<$k, true, false>(g, pl, t, q, part),
+                            _ => step::<$k, false, true>(g, pl, t, q, part),
+                        }
+                    };
+                }
+                match k {
+                    4 => go!(4),
+                    3 => go!(3),
+                    2 => go!(2),
+                    _ => go!(1),
+                }
+                q += k;
+            }
+            if t + 1 == a {
+                break;
+            }
+            t -= 1;
+        }
+    }
+}
+
+/// Blocks `q..q + K` of pair `t`: `BEG` starts row `t` (group-0 phase, a partial sum stored),
+/// `FIN` completes row `t + 1` (group-1 phase onto its partial sum).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn step<const K: usize, const BEG: bool, const FIN: bool>(
+    g: &TwiceGeom,
+    pl: &Plane,
+    t: usize,
+    q: usize,
+    part: *mut f32,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: every window lies in its diff_dst row (the plan's block starts),
+    // the stores in rows `t` and `t + 1`.
+    unsafe {
+        let (ev, od) = evens_odds();
+        let nb = g.starts.len();
+        let mask: [u16; K] = std::array::from_fn(|k| {
+            if q + k + 1 == nb {
+                g.last_mask
+            } else {
+                u16::MAX
+            }
+        });
+        let u: [usize; K] = std::array::from_fn(|k| *g.starts.get_unchecked(q + k));
+        // Only the rows the step writes are formed.
+        let ou = if FIN {
+            pl.row(t + 1)
+        } else {
+            std::ptr::null_mut()
+        };
+        // Partial sums go through `part` in whole vectors: a masked store does not forward
+        // to the next step's load of the same row (it waited for the store to retire).
+        let (pt, pu) = (part.add((t % 2) * nb * B), part.add(((t + 1) % 2) * nb * B));
+        let mut acc_t = [_mm512_setzero_ps(); K];
+        let mut acc_u = [_mm512_setzero_ps(); K];
+        if FIN {
+            for k in 0..K {
+                acc_u[k] = _mm512_load_ps(pu.add((q + k) * B));
+            }
+        }
+        let (wt, wu) = (g.ah.w[0], g.ah.w[1]);
+        for gw in 0..2 {
+            let (w0, w1) = (_mm512_set1_ps(g.aw.w[gw][0]), _mm512_set1_ps(g.aw.w[gw][1]));
+            for r in 0..2 {
+                // Group 0 of `w` reads columns from `2u + 1`, group 1 from `2u - 1`.
+                let row = pl.src.add((2 * t + 1 + r) * pl.sp + 1).wrapping_sub(2 * gw);
+                let (ht, hu) = (_mm512_set1_ps(wt[r]), _mm512_set1_ps(wu[r]));
+                for k in 0..K {
+                    let at = row.add(2 * u[k]);
+                    let (lo, hi) = (_mm512_loadu_ps(at), _mm512_loadu_ps(at.add(B)));
+                    let x0 = _mm512_permutex2var_ps(lo, ev, hi);
+                    let x1 = _mm512_permutex2var_ps(lo, od, hi);
+                    if BEG {
+                        acc_t[k] =
+                            _mm512_add_ps(acc_t[k], _mm512_mul_ps(_mm512_mul_ps(x0, ht), w0));
+                        acc_t[k] =
+                            _mm512_add_ps(acc_t[k], _mm512_mul_ps(_mm512_mul_ps(x1, ht), w1));
+                    }
+                    if FIN {
+                        acc_u[k] =
+                            _mm512_add_ps(acc_u[k], _mm512_mul_ps(_mm512_mul_ps(x0, hu), w0));
+                        acc_u[k] =
+                            _mm512_add_ps(acc_u[k], _mm512_mul_ps(_mm512_mul_ps(x1, hu), w1));
+                    }
+                }
+            }
+        }
+        for k in 0..K {
+            if BEG {
+                _mm512_store_ps(pt.add((q + k) * B), acc_t[k]);
+            }
+            if FIN {
+                _mm512_mask_storeu_ps(ou.add(u[k]), mask[k], acc_u[k]);
+            }
+        }
+    }
+}
+
+/// Edge row `e` (0 or `ih - 1`) with its own `h` lists: the interior blocks four at a time,
+/// its two edge elements one by one.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn edge_row(g: &TwiceGeom, pl: &Plane, e: usize) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: the lists' rows and columns lie in the plane.
+    unsafe {
+        let hl = &g.ah.edges[usize::from(e != 0)];
+        let (ev, od) = evens_odds();
+        let out = pl.row(e);
+        let nb = g.starts.len();
+        for q in (0..nb).step_by(4) {
+            let k_n = (nb - q).min(4);
+            let mut acc = [_mm512_setzero_ps(); 4];
+            for l in hl {
+                for gw in 0..2 {
+                    let (w0, w1) = (_mm512_set1_ps(g.aw.w[gw][0]), _mm512_set1_ps(g.aw.w[gw][1]));
+                    for (&oh, &wh) in l.o[..l.n].iter().zip(&l.w[..l.n]) {
+                        let row = pl.src.add(oh * pl.sp + 1).wrapping_sub(2 * gw);
+                        let hv = _mm512_set1_ps(wh);
+                        for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
+                            let at = row.add(2 * g.starts[q + k]);
+                            let (lo, hi) = (_mm512_loadu_ps(at), _mm512_loadu_ps(at.add(B)));
+                            let x0 = _mm512_permutex2var_ps(lo, ev, hi);
+                            let x1 = _mm512_permutex2var_ps(lo, od, hi);
+                            *acc = _mm512_add_ps(*acc, _mm512_mul_ps(_mm512_mul_ps(x0, hv), w0));
+                            *acc = _mm512_add_ps(*acc, _mm512_mul_ps(_mm512_mul_ps(x1, hv), w1));
+                        }
+                    }
+                }
+            }
+            for (k, acc) in acc.iter().enumerate().take(k_n) {
+                let m = if q + k + 1 == nb {
+                    g.last_mask
+                } else {
+                    u16::MAX
+                };
+                _mm512_mask_storeu_ps(out.add(g.starts[q + k]), m, *acc);
+            }
+        }
+        let iw = g.aw.n_in;
+        for (c, col) in [0, iw - 1].into_iter().enumerate() {
+            let wl = &g.aw.edges[c];
+            let mut acc = 0f32;
+            for l in hl {
+                for lw in wl {
+                    for (&oh, &wh) in l.o[..l.n].iter().zip(&l.w[..l.n]) {
+                        let row = pl.src.add(oh * pl.sp);
+                        for (&ow, &ww) in lw.o[..lw.n].iter().zip(&lw.w[..lw.n]) {
+                            acc += (*row.add(ow) * wh) * ww;
+                        }
+                    }
+                }
+            }
+            *out.add(col) = acc;
+        }
+    }
+}
+
+/// The edge columns (0 and `iw - 1`) of interior rows `a..z`, 16 rows a block: each column a
+/// list reads is copied out for the rows' diff_dst rows `2a - 1 ..= 2z`, then lane `l` of a
+/// block (row `v + l`) reads its rows as the even entries from its offset.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn edge_columns(g: &TwiceGeom, pl: &Plane, a: usize, z: usize, cols: *mut f32) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: `cols` holds `cols_len(z - a)` values; the copies read rows
+    // `2a - 1 ..= 2z` (interior rows: all in the plane).
+    unsafe {
+        let hp = half_pitch(z - a);
+        let iw = g.aw.n_in;
+        for (c, col) in [0, iw - 1].into_iter().enumerate() {
+            let wl = &g.aw.edges[c];
+            let mut v = a;
+            while v < z {
+                let mut acc = _mm512_setzero_ps();
+                // Row `v + l`'s group-0 rows are `2(v + l) + 1 + r`, group-1 rows
+                // `2(v + l) - 1 + r`: copies `2(v - a) + 2l + 2 + r` and `2(v - a) + 2l + r`,
+                // all of one parity.
+                for (gh, base) in [(0usize, 2usize), (1, 0)] {
+                    for (gw, lw) in wl.iter().enumerate() {
+                        for r in 0..2 {
+                            let hv = _mm512_set1_ps(g.ah.w[gh][r]);
+                            let x = (v - a) + (base + r) / 2;
+                            let half = cols.add(((base + r) % 2) * hp + x);
+                            for (j, &ww) in lw.w[..lw.n].iter().enumerate() {
+                                let k = g.edge_slot[c][gw][j];
+                                let x = _mm512_loadu_ps(half.add(2 * k * hp));
+                                acc = _mm512_add_ps(
+                                    acc,
+                                    _mm512_mul_ps(_mm512_mul_ps(x, hv), _mm512_set1_ps(ww)),
+                                );
+                            }
+                        }
+                    }
+                }
+                let mut lanes = [0f32; B];
+                _mm512_storeu_ps(lanes.as_mut_ptr(), acc);
+                for (l, &x) in lanes.iter().enumerate().take((z - v).min(B)) {
+                    *pl.row(v + l).add(col) = x;
+                }
+                v += B;
+            }
+        }
+    }
+}
