@@ -1,5 +1,5 @@
-//! Backward linear over planes upsampled exactly 2x along both `h` and `w` (AVX-512, f32
-//! diff_dst): the common backward of a 2x bilinear upsample.
+//! Backward linear over planes upsampled exactly 2x along both `h` and `w` (AVX-512 and AVX2,
+//! f32 diff_dst): the common backward of a 2x bilinear upsample.
 //!
 //! In such a plane every interior diff_src element `(i, x)` sums the same pattern: `h` group
 //! 0 lists diff_dst rows `2i + 1, 2i + 2`, group 1 rows `2i - 1, 2i`, each with the weights
@@ -9,9 +9,11 @@
 //! `t` downwards, one step reads the pair once, permutes its windows once, and adds them into
 //! row `t` (its first phase, a partial sum kept in diff_src) and row `t + 1` (its second,
 //! which completes it). The row walk it replaces read each pair twice, once per diff_src row.
-//! Interior columns go in blocks of 16 elements: a block's columns lie in one 32-column
-//! window per group, the slots are the window's even and odd columns. The edge columns (0 and
-//! `iw - 1`, lists of their own) go down the plane 16 rows at a time from column copies; the
+//! Interior columns go in blocks of 16 elements (AVX2: 8): a block's columns lie in one
+//! window of twice as many per group, the slots are the window's even and odd columns
+//! (AVX-512: two permutes; AVX2: two in-lane shuffles, the sums' lanes put back in order
+//! when stored). The edge columns (0 and `iw - 1`, lists of their own) go down the plane a
+//! block of rows at a time from column copies; the
 //! edge rows (0 and `ih - 1`) go one by one with their own lists. Every element sees exactly
 //! the reference's products and sums in its order.
 
@@ -55,6 +57,8 @@ pub(crate) struct Axis {
 
 #[derive(Clone, Debug)]
 pub(crate) struct TwiceGeom {
+    /// Elements of a block: 16 (AVX-512) or 8 (AVX2).
+    pub lanes: usize,
     pub h: usize,
     pub w: usize,
     pub ah: Axis,
@@ -128,12 +132,16 @@ fn axis_of(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Axis> {
 }
 
 /// The geometry, or `None` when the problem is not a 2x-by-2x linear backward over planes of
-/// at least 18 columns with f32 diff_dst on AVX-512.
+/// more columns than a block and two with f32 diff_dst on AVX-512 or AVX2.
 pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
     let (s, d) = (&p.src, &p.dst);
     let rank = d.rank();
-    if simd::isa() != Isa::Avx512
-        || p.direction != Direction::Backward
+    let lanes = match simd::isa() {
+        Isa::Avx512 => 16,
+        Isa::Avx2 => 8,
+        _ => return None,
+    };
+    if p.direction != Direction::Backward
         || p.alg == Algorithm::Nearest
         || s.dtype != DataType::F32
         || d.dtype == DataType::F64
@@ -149,18 +157,18 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
         || d.strides[w] != 1
         || s.strides[h] < s.dims[w]
         || d.strides[h] < d.dims[w]
-        || d.dims[w] < B + 2
+        || d.dims[w] < lanes + 2
     {
         return None;
     }
     let ah = axis_of(t.bwd[h].as_ref()?, d.dims[h], s.dims[h])?;
     let aw = axis_of(t.bwd[w].as_ref()?, d.dims[w], s.dims[w])?;
     let iw = d.dims[w];
-    let mut starts: Vec<usize> = (1..iw - 1 - B + 1).step_by(B).collect();
-    let covered = starts.last().map_or(1, |&u| u + B);
+    let mut starts: Vec<usize> = (1..iw - lanes).step_by(lanes).collect();
+    let covered = starts.last().map_or(1, |&u| u + lanes);
     let mut last_mask = u16::MAX;
     if covered < iw - 1 {
-        let u = iw - 1 - B;
+        let u = iw - 1 - lanes;
         last_mask = u16::MAX << (covered - u);
         starts.push(u);
     }
@@ -181,6 +189,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
         .filter(|&a| a != h && a != w)
         .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?;
     Some(TwiceGeom {
+        lanes,
         h,
         w,
         ah,
@@ -198,7 +207,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
 ///
 /// # Safety
 /// Buffers must cover the layouts; run ranges of concurrent calls must be disjoint; the CPU
-/// has AVX-512F (the plan's ISA).
+/// has the plan's ISA (AVX-512F or AVX2, which the block width says).
 pub(crate) unsafe fn run(
     p: &Problem,
     t: &Tables,
@@ -218,7 +227,7 @@ pub(crate) unsafe fn run(
         let mut cols = AlignedBuf::<f32>::zeroed(cols_len(CHUNK_ROWS));
         let oh = s.dims[g.h];
         // Two rows of partial sums, whole blocks (see `step`).
-        let mut part = AlignedBuf::<f32>::zeroed(2 * g.starts.len() * B);
+        let mut part = AlignedBuf::<f32>::zeroed(2 * g.starts.len() * g.lanes);
         let mut ahead = Ahead::new(sp, 4 * s.dims[g.w]);
         let mut runs = Runs::new(
             p,
@@ -264,15 +273,15 @@ pub(crate) unsafe fn run(
                 r0,
                 dp: pitch,
             };
-            chunk_avx512(
-                g,
-                &plane,
-                r0,
-                r1,
-                cols.as_mut_ptr(),
-                part.as_mut_ptr(),
-                &mut ahead,
-            );
+            let bufs = Scratch {
+                cols: cols.as_mut_ptr(),
+                part: part.as_mut_ptr(),
+            };
+            if g.lanes == 16 {
+                chunk_avx512(g, &plane, (r0, r1), bufs, &mut ahead);
+            } else {
+                chunk_avx2(g, &plane, (r0, r1), bufs, &mut ahead);
+            }
             if !f32_dst {
                 let sz = d.dtype.size();
                 for r in 0..r1 - r0 {
@@ -328,36 +337,77 @@ fn half_pitch(rows: usize) -> usize {
 /// Rows `r0..r1` of one plane, bottom up: row `ih - 1`, the interior pairs, row 0 (the order
 /// [`Ahead`] asks for their diff_dst rows in), then the interior rows' edge columns.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn chunk_avx512(
+#[inline(always)]
+unsafe fn chunk<L: Vector>(
     g: &TwiceGeom,
     pl: &Plane,
-    r0: usize,
-    r1: usize,
-    cols: *mut f32,
-    part: *mut f32,
+    r: (usize, usize),
+    bufs: Scratch,
     ahead: &mut Ahead,
 ) {
     // SAFETY: the caller's: the plane's rows and columns lie in the buffers.
     unsafe {
+        let (r0, r1) = r;
         let ih = g.ah.n_in;
         // Interior rows of the chunk.
         let (a, z) = (r0.max(1), r1.min(ih.saturating_sub(1)));
         if ih > 1 && r1 == ih {
             ahead.ask(2);
-            edge_row(g, pl, ih - 1);
+            edge_row::<L>(g, pl, ih - 1);
         }
         if a < z {
-            pairs(g, pl, a, z, ahead, part, cols);
+            pairs::<L>(g, pl, a, z, ahead, bufs);
         }
         if r0 == 0 {
             ahead.ask(2);
-            edge_row(g, pl, 0);
+            edge_row::<L>(g, pl, 0);
         }
         if a < z {
-            edge_columns(g, pl, a, z, cols);
+            edge_columns::<L>(g, pl, a, z, bufs.cols);
         }
     }
+}
+
+/// [`chunk`] on AVX-512.
+///
+/// # Safety
+/// As [`chunk`]; the CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn chunk_avx512(
+    g: &TwiceGeom,
+    pl: &Plane,
+    r: (usize, usize),
+    bufs: Scratch,
+    ahead: &mut Ahead,
+) {
+    // SAFETY: the caller's.
+    unsafe { chunk::<Avx512>(g, pl, r, bufs, ahead) }
+}
+
+/// [`chunk`] on AVX2.
+///
+/// # Safety
+/// As [`chunk`]; the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn chunk_avx2(
+    g: &TwiceGeom,
+    pl: &Plane,
+    r: (usize, usize),
+    bufs: Scratch,
+    ahead: &mut Ahead,
+) {
+    // SAFETY: the caller's.
+    unsafe { chunk::<Avx2>(g, pl, r, bufs, ahead) }
+}
+
+/// A run's scratch: the edge columns' copies ([`cols_len`]) and two rows of partial sums.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Scratch {
+    cols: *mut f32,
+    part: *mut f32,
 }
 
 /// diff_dst rows a run reads (`lo..=hi`, read from the top down), from its first row `r0`
@@ -434,46 +484,199 @@ impl Ahead {
     }
 }
 
-/// The permute indices of a window's even and odd columns.
+/// The vector operations the walk needs, per ISA (inlined into its `target_feature` entry).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn evens_odds() -> (std::arch::x86_64::__m512i, std::arch::x86_64::__m512i) {
-    use std::arch::x86_64::*;
-    // SAFETY: AVX-512F (the callers').
-    unsafe {
-        let ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        (ev, _mm512_add_epi32(ev, _mm512_set1_epi32(1)))
+trait Vector {
+    type V: Copy;
+    /// Lanes.
+    const N: usize;
+    unsafe fn zero() -> Self::V;
+    unsafe fn set1(x: f32) -> Self::V;
+    unsafe fn loadu(p: *const f32) -> Self::V;
+    /// Aligned load and store (the scratch rows).
+    unsafe fn load(p: *const f32) -> Self::V;
+    unsafe fn store(p: *mut f32, v: Self::V);
+    unsafe fn storeu(p: *mut f32, v: Self::V);
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn mul(a: Self::V, b: Self::V) -> Self::V;
+    /// The even and the odd columns of the `2N` at `p`, lanes in the split order.
+    unsafe fn split(p: *const f32) -> (Self::V, Self::V);
+    /// `v` (lanes in the split order) to `p` in element order, the lanes of `mask` only.
+    unsafe fn store_split(p: *mut f32, v: Self::V, mask: u16);
+}
+
+#[cfg(target_arch = "x86_64")]
+struct Avx512;
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for Avx512 {
+    type V = std::arch::x86_64::__m512;
+    const N: usize = 16;
+    #[inline(always)]
+    unsafe fn zero() -> Self::V {
+        // SAFETY: AVX-512F (the caller's).
+        unsafe { std::arch::x86_64::_mm512_setzero_ps() }
+    }
+    #[inline(always)]
+    unsafe fn set1(x: f32) -> Self::V {
+        // SAFETY: AVX-512F.
+        unsafe { std::arch::x86_64::_mm512_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn loadu(p: *const f32) -> Self::V {
+        // SAFETY: AVX-512F; 16 values at `p` (the caller's).
+        unsafe { std::arch::x86_64::_mm512_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self::V {
+        // SAFETY: AVX-512F; 16 aligned values at `p`.
+        unsafe { std::arch::x86_64::_mm512_load_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Self::V) {
+        // SAFETY: AVX-512F; room for 16 aligned values at `p`.
+        unsafe { std::arch::x86_64::_mm512_store_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn storeu(p: *mut f32, v: Self::V) {
+        // SAFETY: AVX-512F; room for 16 values at `p`.
+        unsafe { std::arch::x86_64::_mm512_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX-512F.
+        unsafe { std::arch::x86_64::_mm512_add_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX-512F.
+        unsafe { std::arch::x86_64::_mm512_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn split(p: *const f32) -> (Self::V, Self::V) {
+        use std::arch::x86_64::*;
+        // SAFETY: AVX-512F; 32 values at `p`.
+        unsafe {
+            let ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            let od = _mm512_add_epi32(ev, _mm512_set1_epi32(1));
+            let (lo, hi) = (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16)));
+            (
+                _mm512_permutex2var_ps(lo, ev, hi),
+                _mm512_permutex2var_ps(lo, od, hi),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_split(p: *mut f32, v: Self::V, mask: u16) {
+        // SAFETY: AVX-512F; room at `p` for the lanes of `mask`.
+        unsafe { std::arch::x86_64::_mm512_mask_storeu_ps(p, mask, v) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for Avx2 {
+    type V = std::arch::x86_64::__m256;
+    const N: usize = 8;
+    #[inline(always)]
+    unsafe fn zero() -> Self::V {
+        // SAFETY: AVX (the caller's).
+        unsafe { std::arch::x86_64::_mm256_setzero_ps() }
+    }
+    #[inline(always)]
+    unsafe fn set1(x: f32) -> Self::V {
+        // SAFETY: AVX.
+        unsafe { std::arch::x86_64::_mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn loadu(p: *const f32) -> Self::V {
+        // SAFETY: AVX; 8 values at `p` (the caller's).
+        unsafe { std::arch::x86_64::_mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self::V {
+        // SAFETY: AVX; 8 aligned values at `p`.
+        unsafe { std::arch::x86_64::_mm256_load_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Self::V) {
+        // SAFETY: AVX; room for 8 aligned values at `p`.
+        unsafe { std::arch::x86_64::_mm256_store_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn storeu(p: *mut f32, v: Self::V) {
+        // SAFETY: AVX; room for 8 values at `p`.
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX.
+        unsafe { std::arch::x86_64::_mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX.
+        unsafe { std::arch::x86_64::_mm256_mul_ps(a, b) }
+    }
+    /// In-lane shuffles, no permute: the lanes hold elements 0 1 4 5 2 3 6 7.
+    #[inline(always)]
+    unsafe fn split(p: *const f32) -> (Self::V, Self::V) {
+        use std::arch::x86_64::*;
+        // SAFETY: AVX; 16 values at `p`.
+        unsafe {
+            let (lo, hi) = (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)));
+            (
+                _mm256_shuffle_ps::<0x88>(lo, hi),
+                _mm256_shuffle_ps::<0xDD>(lo, hi),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_split(p: *mut f32, v: Self::V, mask: u16) {
+        use std::arch::x86_64::*;
+        // SAFETY: AVX2; room at `p` for the lanes of `mask`.
+        unsafe {
+            // Lane pairs 1 and 2 swap back (0 1 4 5 2 3 6 7 -> 0..7).
+            let v = _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(v)));
+            if mask & 0xFF == 0xFF {
+                _mm256_storeu_ps(p, v);
+            } else {
+                let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+                let m = _mm256_set1_epi32(i32::from(mask));
+                let m = _mm256_cmpeq_epi32(_mm256_and_si256(m, bits), bits);
+                _mm256_maskstore_ps(p, m, v);
+            }
+        }
     }
 }
 
 /// Interior rows `a..z` (`1 <= a < z <= ih - 1`), interior columns: diff_dst row pairs `2t + 1,
 /// 2t + 2` from `t = z - 1` down to `a - 1`, each the first phase of row `t` and the second of
-/// row `t + 1` (where those lie in `a..z`).
+/// row `t + 1` (where those lie in `a..z`); the edge columns' entries copied out on the way.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn pairs(
+unsafe fn pairs<L: Vector>(
     g: &TwiceGeom,
     pl: &Plane,
     a: usize,
     z: usize,
     ahead: &mut Ahead,
-    part: *mut f32,
-    cols: *mut f32,
+    bufs: Scratch,
 ) {
     // SAFETY: the caller's.
     unsafe {
         let nb = g.starts.len();
+        let hp = half_pitch(z - a);
         let mut t = z - 1;
         loop {
             let (beg, fin) = (t >= a, t + 1 < z);
-            // The edge columns' entries of this pair, while its rows are in L1 (copied right
-            // before the vertical blocks, their loads waited for the scalar stores).
-            let hp = half_pitch(z - a);
             ahead.ask(2);
+            // The edge columns' entries of this pair, while its rows are in L1.
             for r in 2 * t + 1..2 * t + 3 {
                 let (row, x) = (pl.src.add(r * pl.sp), r + 1 - 2 * a);
-                let at = cols.add((x % 2) * hp + x / 2);
+                let at = bufs.cols.add((x % 2) * hp + x / 2);
                 for (k, &ow) in g.edge_cols.iter().enumerate() {
                     *at.add(2 * k * hp) = *row.add(ow);
                 }
@@ -484,9 +687,9 @@ unsafe fn pairs(
                 macro_rules! go {
                     ($k:literal) => {
                         match (beg, fin) {
-                            (true, true) => step::<$k, true, true>(g, pl, t, q, part),
-                            (true, false) => step::<$k, true, false>(g, pl, t, q, part),
-                            _ => step::<$k, false, true>(g, pl, t, q, part),
+                            (true, true) => step::<L, $k, true, true>(g, pl, t, q, bufs.part),
+                            (true, false) => step::<L, $k, true, false>(g, pl, t, q, bufs.part),
+                            _ => step::<L, $k, false, true>(g, pl, t, q, bufs.part),
                         }
                     };
                 }
@@ -506,80 +709,68 @@ unsafe fn pairs(
     }
 }
 
-/// Blocks `q..q + K` of pair `t`: `BEG` starts row `t` (group-0 phase, a partial sum stored),
+/// Blocks `q..q + K` of pair `t`: `BEG` starts row `t` (group-0 phase, a partial sum kept),
 /// `FIN` completes row `t + 1` (group-1 phase onto its partial sum).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn step<const K: usize, const BEG: bool, const FIN: bool>(
+unsafe fn step<L: Vector, const K: usize, const BEG: bool, const FIN: bool>(
     g: &TwiceGeom,
     pl: &Plane,
     t: usize,
     q: usize,
     part: *mut f32,
 ) {
-    use std::arch::x86_64::*;
     // SAFETY: the caller's: every window lies in its diff_dst row (the plan's block starts),
-    // the stores in rows `t` and `t + 1`.
+    // the stores in row `t + 1` and the scratch rows.
     unsafe {
-        let (ev, od) = evens_odds();
-        let nb = g.starts.len();
-        let mask: [u16; K] = std::array::from_fn(|k| {
-            if q + k + 1 == nb {
-                g.last_mask
-            } else {
-                u16::MAX
-            }
-        });
+        let (n, nb) = (L::N, g.starts.len());
         let u: [usize; K] = std::array::from_fn(|k| *g.starts.get_unchecked(q + k));
-        // Only the rows the step writes are formed.
+        // Partial sums go through `part` in whole vectors: a masked store does not forward
+        // to the next step's load.
+        let (pt, pu) = (part.add((t % 2) * nb * n), part.add(((t + 1) % 2) * nb * n));
+        let mut acc_t = [L::zero(); K];
+        let mut acc_u = [L::zero(); K];
+        if FIN {
+            for k in 0..K {
+                acc_u[k] = L::load(pu.add((q + k) * n));
+            }
+        }
+        let (wt, wu) = (g.ah.w[0], g.ah.w[1]);
+        for gw in 0..2 {
+            let (w0, w1) = (L::set1(g.aw.w[gw][0]), L::set1(g.aw.w[gw][1]));
+            for r in 0..2 {
+                // Group 0 of `w` reads columns from `2u + 1`, group 1 from `2u - 1`.
+                let row = pl.src.add((2 * t + 1 + r) * pl.sp + 1).wrapping_sub(2 * gw);
+                let (ht, hu) = (L::set1(wt[r]), L::set1(wu[r]));
+                for k in 0..K {
+                    let (x0, x1) = L::split(row.add(2 * u[k]));
+                    if BEG {
+                        acc_t[k] = L::add(acc_t[k], L::mul(L::mul(x0, ht), w0));
+                        acc_t[k] = L::add(acc_t[k], L::mul(L::mul(x1, ht), w1));
+                    }
+                    if FIN {
+                        acc_u[k] = L::add(acc_u[k], L::mul(L::mul(x0, hu), w0));
+                        acc_u[k] = L::add(acc_u[k], L::mul(L::mul(x1, hu), w1));
+                    }
+                }
+            }
+        }
         let ou = if FIN {
             pl.row(t + 1)
         } else {
             std::ptr::null_mut()
         };
-        // Partial sums go through `part` in whole vectors: a masked store does not forward
-        // to the next step's load of the same row (it waited for the store to retire).
-        let (pt, pu) = (part.add((t % 2) * nb * B), part.add(((t + 1) % 2) * nb * B));
-        let mut acc_t = [_mm512_setzero_ps(); K];
-        let mut acc_u = [_mm512_setzero_ps(); K];
-        if FIN {
-            for k in 0..K {
-                acc_u[k] = _mm512_load_ps(pu.add((q + k) * B));
-            }
-        }
-        let (wt, wu) = (g.ah.w[0], g.ah.w[1]);
-        for gw in 0..2 {
-            let (w0, w1) = (_mm512_set1_ps(g.aw.w[gw][0]), _mm512_set1_ps(g.aw.w[gw][1]));
-            for r in 0..2 {
-                // Group 0 of `w` reads columns from `2u + 1`, group 1 from `2u - 1`.
-                let row = pl.src.add((2 * t + 1 + r) * pl.sp + 1).wrapping_sub(2 * gw);
-                let (ht, hu) = (_mm512_set1_ps(wt[r]), _mm512_set1_ps(wu[r]));
-                for k in 0..K {
-                    let at = row.add(2 * u[k]);
-                    let (lo, hi) = (_mm512_loadu_ps(at), _mm512_loadu_ps(at.add(B)));
-                    let x0 = _mm512_permutex2var_ps(lo, ev, hi);
-                    let x1 = _mm512_permutex2var_ps(lo, od, hi);
-                    if BEG {
-                        acc_t[k] =
-                            _mm512_add_ps(acc_t[k], _mm512_mul_ps(_mm512_mul_ps(x0, ht), w0));
-                        acc_t[k] =
-                            _mm512_add_ps(acc_t[k], _mm512_mul_ps(_mm512_mul_ps(x1, ht), w1));
-                    }
-                    if FIN {
-                        acc_u[k] =
-                            _mm512_add_ps(acc_u[k], _mm512_mul_ps(_mm512_mul_ps(x0, hu), w0));
-                        acc_u[k] =
-                            _mm512_add_ps(acc_u[k], _mm512_mul_ps(_mm512_mul_ps(x1, hu), w1));
-                    }
-                }
-            }
-        }
         for k in 0..K {
             if BEG {
-                _mm512_store_ps(pt.add((q + k) * B), acc_t[k]);
+                L::store(pt.add((q + k) * n), acc_t[k]);
             }
             if FIN {
-                _mm512_mask_storeu_ps(ou.add(u[k]), mask[k], acc_u[k]);
+                let mask = if q + k + 1 == nb {
+                    g.last_mask
+                } else {
+                    u16::MAX
+                };
+                L::store_split(ou.add(u[k]), acc_u[k], mask);
             }
         }
     }
@@ -589,30 +780,25 @@ unsafe fn step<const K: usize, const BEG: bool, const FIN: bool>(
 /// its two edge elements one by one.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn edge_row(g: &TwiceGeom, pl: &Plane, e: usize) {
-    use std::arch::x86_64::*;
+unsafe fn edge_row<L: Vector>(g: &TwiceGeom, pl: &Plane, e: usize) {
     // SAFETY: the caller's: the lists' rows and columns lie in the plane.
     unsafe {
         let hl = &g.ah.edges[usize::from(e != 0)];
-        let (ev, od) = evens_odds();
         let out = pl.row(e);
         let nb = g.starts.len();
         for q in (0..nb).step_by(4) {
             let k_n = (nb - q).min(4);
-            let mut acc = [_mm512_setzero_ps(); 4];
+            let mut acc = [L::zero(); 4];
             for l in hl {
                 for gw in 0..2 {
-                    let (w0, w1) = (_mm512_set1_ps(g.aw.w[gw][0]), _mm512_set1_ps(g.aw.w[gw][1]));
+                    let (w0, w1) = (L::set1(g.aw.w[gw][0]), L::set1(g.aw.w[gw][1]));
                     for (&oh, &wh) in l.o[..l.n].iter().zip(&l.w[..l.n]) {
                         let row = pl.src.add(oh * pl.sp + 1).wrapping_sub(2 * gw);
-                        let hv = _mm512_set1_ps(wh);
+                        let hv = L::set1(wh);
                         for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-                            let at = row.add(2 * g.starts[q + k]);
-                            let (lo, hi) = (_mm512_loadu_ps(at), _mm512_loadu_ps(at.add(B)));
-                            let x0 = _mm512_permutex2var_ps(lo, ev, hi);
-                            let x1 = _mm512_permutex2var_ps(lo, od, hi);
-                            *acc = _mm512_add_ps(*acc, _mm512_mul_ps(_mm512_mul_ps(x0, hv), w0));
-                            *acc = _mm512_add_ps(*acc, _mm512_mul_ps(_mm512_mul_ps(x1, hv), w1));
+                            let (x0, x1) = L::split(row.add(2 * g.starts[q + k]));
+                            *acc = L::add(*acc, L::mul(L::mul(x0, hv), w0));
+                            *acc = L::add(*acc, L::mul(L::mul(x1, hv), w1));
                         }
                     }
                 }
@@ -623,7 +809,7 @@ unsafe fn edge_row(g: &TwiceGeom, pl: &Plane, e: usize) {
                 } else {
                     u16::MAX
                 };
-                _mm512_mask_storeu_ps(out.add(g.starts[q + k]), m, *acc);
+                L::store_split(out.add(g.starts[q + k]), *acc, m);
             }
         }
         let iw = g.aw.n_in;
@@ -645,15 +831,14 @@ unsafe fn edge_row(g: &TwiceGeom, pl: &Plane, e: usize) {
     }
 }
 
-/// The edge columns (0 and `iw - 1`) of interior rows `a..z`, 16 rows a block: each column a
-/// list reads is copied out for the rows' diff_dst rows `2a - 1 ..= 2z`, then lane `l` of a
-/// block (row `v + l`) reads its rows as the even entries from its offset.
+/// The edge columns (0 and `iw - 1`) of interior rows `a..z`, `L::N` rows a block, from the
+/// copies [`pairs`] made: lane `l` of a block (row `v + l`) reads its diff_dst rows as every
+/// other copy, one parity half of the copies.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn edge_columns(g: &TwiceGeom, pl: &Plane, a: usize, z: usize, cols: *mut f32) {
-    use std::arch::x86_64::*;
-    // SAFETY: the caller's: `cols` holds `cols_len(z - a)` values; the copies read rows
-    // `2a - 1 ..= 2z` (interior rows: all in the plane).
+unsafe fn edge_columns<L: Vector>(g: &TwiceGeom, pl: &Plane, a: usize, z: usize, cols: *mut f32) {
+    // SAFETY: the caller's: `cols` holds `cols_len(z - a)` values, of which `pairs` wrote
+    // those for rows `2a - 1 ..= 2z`.
     unsafe {
         let hp = half_pitch(z - a);
         let iw = g.aw.n_in;
@@ -661,33 +846,30 @@ unsafe fn edge_columns(g: &TwiceGeom, pl: &Plane, a: usize, z: usize, cols: *mut
             let wl = &g.aw.edges[c];
             let mut v = a;
             while v < z {
-                let mut acc = _mm512_setzero_ps();
+                let mut acc = L::zero();
                 // Row `v + l`'s group-0 rows are `2(v + l) + 1 + r`, group-1 rows
                 // `2(v + l) - 1 + r`: copies `2(v - a) + 2l + 2 + r` and `2(v - a) + 2l + r`,
                 // all of one parity.
                 for (gh, base) in [(0usize, 2usize), (1, 0)] {
                     for (gw, lw) in wl.iter().enumerate() {
                         for r in 0..2 {
-                            let hv = _mm512_set1_ps(g.ah.w[gh][r]);
+                            let hv = L::set1(g.ah.w[gh][r]);
                             let x = (v - a) + (base + r) / 2;
                             let half = cols.add(((base + r) % 2) * hp + x);
                             for (j, &ww) in lw.w[..lw.n].iter().enumerate() {
                                 let k = g.edge_slot[c][gw][j];
-                                let x = _mm512_loadu_ps(half.add(2 * k * hp));
-                                acc = _mm512_add_ps(
-                                    acc,
-                                    _mm512_mul_ps(_mm512_mul_ps(x, hv), _mm512_set1_ps(ww)),
-                                );
+                                let x = L::loadu(half.add(2 * k * hp));
+                                acc = L::add(acc, L::mul(L::mul(x, hv), L::set1(ww)));
                             }
                         }
                     }
                 }
-                let mut lanes = [0f32; B];
-                _mm512_storeu_ps(lanes.as_mut_ptr(), acc);
-                for (l, &x) in lanes.iter().enumerate().take((z - v).min(B)) {
+                let mut lanes = [0f32; 16];
+                L::storeu(lanes.as_mut_ptr(), acc);
+                for (l, &x) in lanes.iter().enumerate().take((z - v).min(L::N)) {
                     *pl.row(v + l).add(col) = x;
                 }
-                v += B;
+                v += L::N;
             }
         }
     }
