@@ -1508,9 +1508,8 @@ fn spread_rows_match_reference_on_every_isa() {
 /// Planes upsampled 2x along both `h` and `w` (`bwd_twice` on AVX-512 and AVX2: row pairs walked up
 /// the plane, edge columns down it in blocks of rows, edge rows on their own; planes split
 /// into row chunks) under every rule flavour, 0..3 identity axes before them, padded rows in
-/// either tensor, diff_dst f32 (bf16: the other walks) with an offset, diff_src f32 / bf16 /
-/// f16, and the other walks where a shape or ratio falls outside it: the reference's bits
-/// on every ISA.
+/// either tensor, diff_dst f32 or bf16 with an offset, diff_src f32 / bf16 / f16, and the
+/// other walks where a shape or ratio falls outside it: the reference's bits on every ISA.
 #[test]
 fn twice_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x2C2C);

@@ -1,5 +1,5 @@
 //! Backward linear over planes upsampled exactly 2x along both `h` and `w` (AVX-512 and AVX2,
-//! f32 diff_dst): the common backward of a 2x bilinear upsample.
+//! f32 or bf16 diff_dst): the common backward of a 2x bilinear upsample.
 //!
 //! In such a plane every interior diff_src element `(i, x)` sums the same pattern: `h` group
 //! 0 lists diff_dst rows `2i + 1, 2i + 2`, group 1 rows `2i - 1, 2i`, each with the weights
@@ -11,13 +11,15 @@
 //! which completes it). The row walk it replaces read each pair twice, once per diff_src row.
 //! Interior columns go in blocks of 16 elements (AVX2: 8): a block's columns lie in one
 //! window of twice as many per group, the slots are the window's even and odd columns
-//! (AVX-512: two permutes; AVX2: two in-lane shuffles, the sums' lanes put back in order
-//! when stored). The edge columns (0 and `iw - 1`, lists of their own) go down the plane a
+//! (f32 on AVX-512: two permutes; on AVX2: two in-lane shuffles, the sums' lanes put back in
+//! order when stored; bf16: a shift and a mask of each 32-bit lane). The edge columns (0 and `iw - 1`, lists of their own) go down the plane a
 //! block of rows at a time from column copies; the
 //! edge rows (0 and `ih - 1`) go one by one with their own lists. Every element sees exactly
 //! the reference's products and sums in its order.
 
 use super::super::aligned::AlignedBuf;
+#[cfg(target_arch = "x86_64")]
+use super::super::dtype::bf16_to_f32;
 use super::super::dtype::DataType;
 use super::super::reference::{Bufs, Tables};
 use super::super::simd::{self, Isa};
@@ -31,7 +33,7 @@ const B: usize = 16;
 const CHUNK_ROWS: usize = 64;
 /// Bytes of diff_dst rows asked for ahead of the walk (it goes up the plane and jumps at each
 /// plane, against the hardware prefetchers' grain).
-const AHEAD_BYTES: usize = 8 << 10;
+const AHEAD_BYTES: usize = 32 << 10;
 /// Longest list of an edge element (one axis, one group) the plan takes.
 const MAX_EDGE: usize = 4;
 
@@ -132,7 +134,7 @@ fn axis_of(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Axis> {
 }
 
 /// The geometry, or `None` when the problem is not a 2x-by-2x linear backward over planes of
-/// more columns than a block and two with f32 diff_dst on AVX-512 or AVX2.
+/// more columns than a block and two with f32 or bf16 diff_dst on AVX-512 or AVX2.
 pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
     let (s, d) = (&p.src, &p.dst);
     let rank = d.rank();
@@ -143,7 +145,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
     };
     if p.direction != Direction::Backward
         || p.alg == Algorithm::Nearest
-        || s.dtype != DataType::F32
+        || !matches!(s.dtype, DataType::F32 | DataType::Bf16)
         || d.dtype == DataType::F64
         || !p.post_ops.is_empty()
         || rank < 2
@@ -228,7 +230,8 @@ pub(crate) unsafe fn run(
         let oh = s.dims[g.h];
         // Two rows of partial sums, whole blocks (see `step`).
         let mut part = AlignedBuf::<f32>::zeroed(2 * g.starts.len() * g.lanes);
-        let mut ahead = Ahead::new(sp, 4 * s.dims[g.w]);
+        let es = s.dtype.size();
+        let mut ahead = Ahead::new(sp * es, es * s.dims[g.w]);
         let mut runs = Runs::new(
             p,
             t,
@@ -245,15 +248,15 @@ pub(crate) unsafe fn run(
             runs.advance();
             let r0 = chunk * CHUNK_ROWS;
             let r1 = (r0 + CHUNK_ROWS).min(ih);
-            let src = (b.src as *const f32).add(sbase);
-            let stream = |src: *const f32, r0: usize, r1: usize| {
+            let src = b.src.add(sbase * es);
+            let stream = |src: *const u8, r0: usize, r1: usize| {
                 let (lo, hi) = run_rows(ih, oh, r0, r1);
                 (src, lo, hi)
             };
             let next = (runs_left > 1).then(|| {
                 let n0 = runs.pos[g.h] * CHUNK_ROWS;
                 stream(
-                    (b.src as *const f32).wrapping_add(runs.sbase),
+                    b.src.wrapping_add(runs.sbase * es),
                     n0,
                     (n0 + CHUNK_ROWS).min(ih),
                 )
@@ -277,10 +280,11 @@ pub(crate) unsafe fn run(
                 cols: cols.as_mut_ptr(),
                 part: part.as_mut_ptr(),
             };
-            if g.lanes == 16 {
-                chunk_avx512(g, &plane, (r0, r1), bufs, &mut ahead);
-            } else {
-                chunk_avx2(g, &plane, (r0, r1), bufs, &mut ahead);
+            match (g.lanes == 16, es == 2) {
+                (true, true) => chunk_avx512::<true>(g, &plane, (r0, r1), bufs, &mut ahead),
+                (true, false) => chunk_avx512::<false>(g, &plane, (r0, r1), bufs, &mut ahead),
+                (false, true) => chunk_avx2::<true>(g, &plane, (r0, r1), bufs, &mut ahead),
+                (false, false) => chunk_avx2::<false>(g, &plane, (r0, r1), bufs, &mut ahead),
             }
             if !f32_dst {
                 let sz = d.dtype.size();
@@ -306,7 +310,7 @@ pub(crate) unsafe fn run(
 /// `out` (row `r0`).
 #[cfg(target_arch = "x86_64")]
 struct Plane {
-    src: *const f32,
+    src: *const u8,
     sp: usize,
     out: *mut f32,
     r0: usize,
@@ -315,6 +319,27 @@ struct Plane {
 
 #[cfg(target_arch = "x86_64")]
 impl Plane {
+    /// diff_dst element `e` of the plane (bf16 when `BF`, else f32).
+    #[inline(always)]
+    unsafe fn elem<const BF: bool>(&self, e: usize) -> *const u8 {
+        // SAFETY: the caller's: `e` lies in the plane.
+        unsafe { self.src.add(e * if BF { 2 } else { 4 }) }
+    }
+
+    /// diff_dst element `e` as f32.
+    #[inline(always)]
+    unsafe fn get<const BF: bool>(&self, e: usize) -> f32 {
+        // SAFETY: the caller's: `e` lies in the plane.
+        unsafe {
+            let p = self.elem::<BF>(e);
+            if BF {
+                bf16_to_f32((p as *const u16).read_unaligned())
+            } else {
+                (p as *const f32).read_unaligned()
+            }
+        }
+    }
+
     /// diff_src row `r` (one of the run's).
     #[inline(always)]
     unsafe fn row(&self, r: usize) -> *mut f32 {
@@ -338,7 +363,7 @@ fn half_pitch(rows: usize) -> usize {
 /// [`Ahead`] asks for their diff_dst rows in), then the interior rows' edge columns.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn chunk<L: Vector>(
+unsafe fn chunk<L: Vector, const BF: bool>(
     g: &TwiceGeom,
     pl: &Plane,
     r: (usize, usize),
@@ -353,17 +378,17 @@ unsafe fn chunk<L: Vector>(
         let (a, z) = (r0.max(1), r1.min(ih.saturating_sub(1)));
         if ih > 1 && r1 == ih {
             ahead.ask(2);
-            edge_row::<L>(g, pl, ih - 1);
+            edge_row::<L, BF>(g, pl, ih - 1);
         }
         if a < z {
-            pairs::<L>(g, pl, a, z, ahead, bufs);
+            pairs::<L, BF>(g, pl, a, z, ahead, bufs);
         }
         if r0 == 0 {
             ahead.ask(2);
-            edge_row::<L>(g, pl, 0);
+            edge_row::<L, BF>(g, pl, 0);
         }
         if a < z {
-            edge_columns::<L>(g, pl, a, z, bufs.cols);
+            edge_columns::<L, BF>(g, pl, a, z, bufs.cols);
         }
     }
 }
@@ -374,7 +399,7 @@ unsafe fn chunk<L: Vector>(
 /// As [`chunk`]; the CPU has AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn chunk_avx512(
+unsafe fn chunk_avx512<const BF: bool>(
     g: &TwiceGeom,
     pl: &Plane,
     r: (usize, usize),
@@ -382,7 +407,7 @@ unsafe fn chunk_avx512(
     ahead: &mut Ahead,
 ) {
     // SAFETY: the caller's.
-    unsafe { chunk::<Avx512>(g, pl, r, bufs, ahead) }
+    unsafe { chunk::<Avx512, BF>(g, pl, r, bufs, ahead) }
 }
 
 /// [`chunk`] on AVX2.
@@ -391,7 +416,7 @@ unsafe fn chunk_avx512(
 /// As [`chunk`]; the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn chunk_avx2(
+unsafe fn chunk_avx2<const BF: bool>(
     g: &TwiceGeom,
     pl: &Plane,
     r: (usize, usize),
@@ -399,7 +424,7 @@ unsafe fn chunk_avx2(
     ahead: &mut Ahead,
 ) {
     // SAFETY: the caller's.
-    unsafe { chunk::<Avx2>(g, pl, r, bufs, ahead) }
+    unsafe { chunk::<Avx2, BF>(g, pl, r, bufs, ahead) }
 }
 
 /// A run's scratch: the edge columns' copies ([`cols_len`]) and two rows of partial sums.
@@ -427,9 +452,9 @@ struct Ahead {
     dist: usize,
     /// The run the cursor is in (plane, rows `lo..=hi`), its next row to ask for (`None`:
     /// done), and the next run.
-    cur: (*const f32, usize, usize),
+    cur: (*const u8, usize, usize),
     row: Option<usize>,
-    next: Option<(*const f32, usize, usize)>,
+    next: Option<(*const u8, usize, usize)>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -438,7 +463,7 @@ impl Ahead {
         Ahead {
             sp,
             row_bytes,
-            dist: (AHEAD_BYTES / row_bytes.max(1)).clamp(4, 64),
+            dist: (AHEAD_BYTES / row_bytes.max(1)).clamp(4, 128),
             cur: (std::ptr::null(), 0, 0),
             row: None,
             next: None,
@@ -446,11 +471,7 @@ impl Ahead {
     }
 
     /// A run starts (`this`), `next` after it: the cursor moves to it unless already in it.
-    fn enter(
-        &mut self,
-        this: (*const f32, usize, usize),
-        next: Option<(*const f32, usize, usize)>,
-    ) {
+    fn enter(&mut self, this: (*const u8, usize, usize), next: Option<(*const u8, usize, usize)>) {
         if self.cur != this {
             self.cur = this;
             self.row = Some(this.2);
@@ -499,10 +520,12 @@ trait Vector {
     unsafe fn storeu(p: *mut f32, v: Self::V);
     unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
     unsafe fn mul(a: Self::V, b: Self::V) -> Self::V;
-    /// The even and the odd columns of the `2N` at `p`, lanes in the split order.
-    unsafe fn split(p: *const f32) -> (Self::V, Self::V);
-    /// `v` (lanes in the split order) to `p` in element order, the lanes of `mask` only.
-    unsafe fn store_split(p: *mut f32, v: Self::V, mask: u16);
+    /// The even and the odd columns of the `2N` bf16 (`BF`) or f32 at `p`, lanes in the
+    /// split order.
+    unsafe fn split<const BF: bool>(p: *const u8) -> (Self::V, Self::V);
+    /// `v` (lanes in the split order of `BF`) to `p` in element order, the lanes of `mask`
+    /// only.
+    unsafe fn store_split<const BF: bool>(p: *mut f32, v: Self::V, mask: u16);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -552,11 +575,21 @@ impl Vector for Avx512 {
         // SAFETY: AVX-512F.
         unsafe { std::arch::x86_64::_mm512_mul_ps(a, b) }
     }
+    /// bf16: a pair of columns per 32-bit lane, the even one low (two bit operations).
     #[inline(always)]
-    unsafe fn split(p: *const f32) -> (Self::V, Self::V) {
+    unsafe fn split<const BF: bool>(p: *const u8) -> (Self::V, Self::V) {
         use std::arch::x86_64::*;
         // SAFETY: AVX-512F; 32 values at `p`.
         unsafe {
+            if BF {
+                let v = _mm512_loadu_si512(p as *const _);
+                let od = _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF_0000u32 as i32));
+                return (
+                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(v)),
+                    _mm512_castsi512_ps(od),
+                );
+            }
+            let p = p as *const f32;
             let ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
             let od = _mm512_add_epi32(ev, _mm512_set1_epi32(1));
             let (lo, hi) = (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16)));
@@ -567,7 +600,7 @@ impl Vector for Avx512 {
         }
     }
     #[inline(always)]
-    unsafe fn store_split(p: *mut f32, v: Self::V, mask: u16) {
+    unsafe fn store_split<const BF: bool>(p: *mut f32, v: Self::V, mask: u16) {
         // SAFETY: AVX-512F; room at `p` for the lanes of `mask`.
         unsafe { std::arch::x86_64::_mm512_mask_storeu_ps(p, mask, v) }
     }
@@ -620,12 +653,22 @@ impl Vector for Avx2 {
         // SAFETY: AVX.
         unsafe { std::arch::x86_64::_mm256_mul_ps(a, b) }
     }
-    /// In-lane shuffles, no permute: the lanes hold elements 0 1 4 5 2 3 6 7.
+    /// f32: in-lane shuffles, no permute: the lanes hold elements 0 1 4 5 2 3 6 7. bf16: a
+    /// pair of columns per 32-bit lane (lanes in element order).
     #[inline(always)]
-    unsafe fn split(p: *const f32) -> (Self::V, Self::V) {
+    unsafe fn split<const BF: bool>(p: *const u8) -> (Self::V, Self::V) {
         use std::arch::x86_64::*;
-        // SAFETY: AVX; 16 values at `p`.
+        // SAFETY: AVX2; 16 values at `p`.
         unsafe {
+            if BF {
+                let v = _mm256_loadu_si256(p as *const __m256i);
+                let od = _mm256_and_si256(v, _mm256_set1_epi32(0xFFFF_0000u32 as i32));
+                return (
+                    _mm256_castsi256_ps(_mm256_slli_epi32::<16>(v)),
+                    _mm256_castsi256_ps(od),
+                );
+            }
+            let p = p as *const f32;
             let (lo, hi) = (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)));
             (
                 _mm256_shuffle_ps::<0x88>(lo, hi),
@@ -634,12 +677,16 @@ impl Vector for Avx2 {
         }
     }
     #[inline(always)]
-    unsafe fn store_split(p: *mut f32, v: Self::V, mask: u16) {
+    unsafe fn store_split<const BF: bool>(p: *mut f32, v: Self::V, mask: u16) {
         use std::arch::x86_64::*;
         // SAFETY: AVX2; room at `p` for the lanes of `mask`.
         unsafe {
-            // Lane pairs 1 and 2 swap back (0 1 4 5 2 3 6 7 -> 0..7).
-            let v = _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(v)));
+            // f32: lane pairs 1 and 2 swap back (0 1 4 5 2 3 6 7 -> 0..7).
+            let v = if BF {
+                v
+            } else {
+                _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(v)))
+            };
             if mask & 0xFF == 0xFF {
                 _mm256_storeu_ps(p, v);
             } else {
@@ -657,7 +704,7 @@ impl Vector for Avx2 {
 /// row `t + 1` (where those lie in `a..z`); the edge columns' entries copied out on the way.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn pairs<L: Vector>(
+unsafe fn pairs<L: Vector, const BF: bool>(
     g: &TwiceGeom,
     pl: &Plane,
     a: usize,
@@ -675,10 +722,10 @@ unsafe fn pairs<L: Vector>(
             ahead.ask(2);
             // The edge columns' entries of this pair, while its rows are in L1.
             for r in 2 * t + 1..2 * t + 3 {
-                let (row, x) = (pl.src.add(r * pl.sp), r + 1 - 2 * a);
+                let x = r + 1 - 2 * a;
                 let at = bufs.cols.add((x % 2) * hp + x / 2);
                 for (k, &ow) in g.edge_cols.iter().enumerate() {
-                    *at.add(2 * k * hp) = *row.add(ow);
+                    *at.add(2 * k * hp) = pl.get::<BF>(r * pl.sp + ow);
                 }
             }
             let mut q = 0;
@@ -687,9 +734,9 @@ unsafe fn pairs<L: Vector>(
                 macro_rules! go {
                     ($k:literal) => {
                         match (beg, fin) {
-                            (true, true) => step::<L, $k, true, true>(g, pl, t, q, bufs.part),
-                            (true, false) => step::<L, $k, true, false>(g, pl, t, q, bufs.part),
-                            _ => step::<L, $k, false, true>(g, pl, t, q, bufs.part),
+                            (true, true) => step::<L, BF, $k, true, true>(g, pl, t, q, bufs.part),
+                            (true, false) => step::<L, BF, $k, true, false>(g, pl, t, q, bufs.part),
+                            _ => step::<L, BF, $k, false, true>(g, pl, t, q, bufs.part),
                         }
                     };
                 }
@@ -713,7 +760,7 @@ unsafe fn pairs<L: Vector>(
 /// `FIN` completes row `t + 1` (group-1 phase onto its partial sum).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn step<L: Vector, const K: usize, const BEG: bool, const FIN: bool>(
+unsafe fn step<L: Vector, const BF: bool, const K: usize, const BEG: bool, const FIN: bool>(
     g: &TwiceGeom,
     pl: &Plane,
     t: usize,
@@ -740,10 +787,10 @@ unsafe fn step<L: Vector, const K: usize, const BEG: bool, const FIN: bool>(
             let (w0, w1) = (L::set1(g.aw.w[gw][0]), L::set1(g.aw.w[gw][1]));
             for r in 0..2 {
                 // Group 0 of `w` reads columns from `2u + 1`, group 1 from `2u - 1`.
-                let row = pl.src.add((2 * t + 1 + r) * pl.sp + 1).wrapping_sub(2 * gw);
+                let row = (2 * t + 1 + r) * pl.sp + 1;
                 let (ht, hu) = (L::set1(wt[r]), L::set1(wu[r]));
                 for k in 0..K {
-                    let (x0, x1) = L::split(row.add(2 * u[k]));
+                    let (x0, x1) = L::split::<BF>(pl.elem::<BF>(row + 2 * u[k] - 2 * gw));
                     if BEG {
                         acc_t[k] = L::add(acc_t[k], L::mul(L::mul(x0, ht), w0));
                         acc_t[k] = L::add(acc_t[k], L::mul(L::mul(x1, ht), w1));
@@ -770,7 +817,7 @@ unsafe fn step<L: Vector, const K: usize, const BEG: bool, const FIN: bool>(
                 } else {
                     u16::MAX
                 };
-                L::store_split(ou.add(u[k]), acc_u[k], mask);
+                L::store_split::<BF>(ou.add(u[k]), acc_u[k], mask);
             }
         }
     }
@@ -780,7 +827,7 @@ unsafe fn step<L: Vector, const K: usize, const BEG: bool, const FIN: bool>(
 /// its two edge elements one by one.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn edge_row<L: Vector>(g: &TwiceGeom, pl: &Plane, e: usize) {
+unsafe fn edge_row<L: Vector, const BF: bool>(g: &TwiceGeom, pl: &Plane, e: usize) {
     // SAFETY: the caller's: the lists' rows and columns lie in the plane.
     unsafe {
         let hl = &g.ah.edges[usize::from(e != 0)];
@@ -793,10 +840,11 @@ unsafe fn edge_row<L: Vector>(g: &TwiceGeom, pl: &Plane, e: usize) {
                 for gw in 0..2 {
                     let (w0, w1) = (L::set1(g.aw.w[gw][0]), L::set1(g.aw.w[gw][1]));
                     for (&oh, &wh) in l.o[..l.n].iter().zip(&l.w[..l.n]) {
-                        let row = pl.src.add(oh * pl.sp + 1).wrapping_sub(2 * gw);
+                        let row = oh * pl.sp + 1;
                         let hv = L::set1(wh);
                         for (k, acc) in acc.iter_mut().enumerate().take(k_n) {
-                            let (x0, x1) = L::split(row.add(2 * g.starts[q + k]));
+                            let e = row + 2 * g.starts[q + k] - 2 * gw;
+                            let (x0, x1) = L::split::<BF>(pl.elem::<BF>(e));
                             *acc = L::add(*acc, L::mul(L::mul(x0, hv), w0));
                             *acc = L::add(*acc, L::mul(L::mul(x1, hv), w1));
                         }
@@ -809,7 +857,7 @@ unsafe fn edge_row<L: Vector>(g: &TwiceGeom, pl: &Plane, e: usize) {
                 } else {
                     u16::MAX
                 };
-                L::store_split(out.add(g.starts[q + k]), *acc, m);
+                L::store_split::<BF>(out.add(g.starts[q + k]), *acc, m);
             }
         }
         let iw = g.aw.n_in;
@@ -819,9 +867,8 @@ unsafe fn edge_row<L: Vector>(g: &TwiceGeom, pl: &Plane, e: usize) {
             for l in hl {
                 for lw in wl {
                     for (&oh, &wh) in l.o[..l.n].iter().zip(&l.w[..l.n]) {
-                        let row = pl.src.add(oh * pl.sp);
                         for (&ow, &ww) in lw.o[..lw.n].iter().zip(&lw.w[..lw.n]) {
-                            acc += (*row.add(ow) * wh) * ww;
+                            acc += (pl.get::<BF>(oh * pl.sp + ow) * wh) * ww;
                         }
                     }
                 }
@@ -836,7 +883,13 @@ unsafe fn edge_row<L: Vector>(g: &TwiceGeom, pl: &Plane, e: usize) {
 /// other copy, one parity half of the copies.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn edge_columns<L: Vector>(g: &TwiceGeom, pl: &Plane, a: usize, z: usize, cols: *mut f32) {
+unsafe fn edge_columns<L: Vector, const BF: bool>(
+    g: &TwiceGeom,
+    pl: &Plane,
+    a: usize,
+    z: usize,
+    cols: *mut f32,
+) {
     // SAFETY: the caller's: `cols` holds `cols_len(z - a)` values, of which `pairs` wrote
     // those for rows `2a - 1 ..= 2z`.
     unsafe {
