@@ -79,7 +79,18 @@ pub(crate) struct TwiceGeom {
     pub runs: usize,
 }
 
+/// Rows at least this wide take this walk before `bwd_tiny`'s transposed planes (nchw f32 8x64,
+/// 1 thread, A/B tiny -> here, on AVX-512 and at RESAMPLE_ISA=avx2 alike: 14x14 <- 28x28
+/// 1.13x the time, 16x16 <- 32x32 0.93x (bf16 0.52x), 18x18 <- 36x36 0.66x, 24x24 <- 48x48
+/// 0.71x-0.78x).
+const BEFORE_TINY: usize = 16;
+
 impl TwiceGeom {
+    /// Whether the walk should be preferred to `bwd_tiny` (see [`BEFORE_TINY`]).
+    pub fn before_tiny(&self) -> bool {
+        self.aw.n_in >= BEFORE_TINY
+    }
+
     /// diff_dst terms of one run (for the thread grain).
     pub fn run_cost(&self) -> usize {
         CHUNK_ROWS.min(self.ah.n_in) * self.aw.n_in * 16
@@ -138,9 +149,11 @@ fn axis_of(tab: &BwdTaps, n_in: usize, n_out: usize) -> Option<Axis> {
 pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
     let (s, d) = (&p.src, &p.dst);
     let rank = d.rank();
+    // Rows too short for blocks of 16 take the AVX2 blocks of 8 on AVX-512 too.
+    let iw = d.dims.get(rank.wrapping_sub(1)).copied().unwrap_or(0);
     let lanes = match simd::isa() {
-        Isa::Avx512 => 16,
-        Isa::Avx2 => 8,
+        Isa::Avx512 if iw >= 18 => 16,
+        Isa::Avx512 | Isa::Avx2 => 8,
         _ => return None,
     };
     if p.direction != Direction::Backward
@@ -165,7 +178,6 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
     }
     let ah = axis_of(t.bwd[h].as_ref()?, d.dims[h], s.dims[h])?;
     let aw = axis_of(t.bwd[w].as_ref()?, d.dims[w], s.dims[w])?;
-    let iw = d.dims[w];
     let mut starts: Vec<usize> = (1..iw - lanes).step_by(lanes).collect();
     let covered = starts.last().map_or(1, |&u| u + lanes);
     let mut last_mask = u16::MAX;

@@ -172,6 +172,10 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if let Some(g) = bwd_scatter::plan(p, t) {
         return Strategy::BwdScatter(g);
     }
+    let twice = bwd_twice::plan(p, t);
+    if let Some(g) = twice.as_ref().filter(|g| g.before_tiny()) {
+        return Strategy::BwdTwice(g.clone());
+    }
     if let Some(g) = bwd_tiny::plan(p, t) {
         return Strategy::BwdTiny(g);
     }
@@ -248,7 +252,7 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if rows_ok {
         let runs: usize = d.dims[..w].iter().product();
         if p.direction == Direction::Backward {
-            if let Some(g) = bwd_twice::plan(p, t) {
+            if let Some(g) = twice {
                 return Strategy::BwdTwice(g);
             }
             if let Some(g) = bwd_box::plan(p, t) {
