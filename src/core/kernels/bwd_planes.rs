@@ -18,7 +18,7 @@ use super::super::dtype::DataType;
 use super::super::reference::{odometer, Bufs, Tables};
 use super::super::simd;
 use super::super::taps::BwdTaps;
-use super::super::{Algorithm, Direction, Problem, MAX_RANK};
+use super::super::{Algorithm, Problem, MAX_RANK};
 use super::Runs;
 
 /// Elements per chunk (one AVX2 vector); a plane is walked in chunks of its elements.
@@ -87,13 +87,7 @@ impl PlaneGeom {
 pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<PlaneGeom> {
     let (s, d) = (&p.src, &p.dst);
     let rank = d.rank();
-    if p.direction != Direction::Backward
-        || s.dtype == DataType::F64
-        || d.dtype == DataType::F64
-        || !p.post_ops.is_empty()
-        || rank < 2
-        || (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1)
-    {
+    if !super::plain_backward_planes(p) || s.dtype == DataType::F64 {
         return None;
     }
     let (h, w) = (rank - 2, rank - 1);

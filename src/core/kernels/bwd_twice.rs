@@ -24,7 +24,7 @@ use super::super::dtype::DataType;
 use super::super::reference::{Bufs, Tables};
 use super::super::simd::{self, Isa};
 use super::super::taps::BwdTaps;
-use super::super::{Algorithm, Direction, Problem};
+use super::super::{Algorithm, Problem};
 use super::Runs;
 
 /// Lanes of a block.
@@ -156,13 +156,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
         Isa::Avx512 | Isa::Avx2 => 8,
         _ => return None,
     };
-    if p.direction != Direction::Backward
+    if !super::plain_backward_planes(p)
         || p.alg == Algorithm::Nearest
         || !matches!(s.dtype, DataType::F32 | DataType::Bf16)
-        || d.dtype == DataType::F64
-        || !p.post_ops.is_empty()
-        || rank < 2
-        || (0..rank).any(|a| s.blocks[a] > 1 || d.blocks[a] > 1)
     {
         return None;
     }

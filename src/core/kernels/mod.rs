@@ -296,6 +296,17 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     Strategy::Generic
 }
 
+/// A backward problem over unblocked planes (the last two axes, f64 diff_src excluded): what
+/// the plane walks (`bwd_planes`, `bwd_twice`) have in common before their own tests.
+pub(super) fn plain_backward_planes(p: &Problem) -> bool {
+    let rank = p.dst.rank();
+    p.direction == Direction::Backward
+        && p.dst.dtype != DataType::F64
+        && p.post_ops.is_empty()
+        && rank >= 2
+        && (0..rank).all(|a| p.src.blocks[a] == 1 && p.dst.blocks[a] == 1)
+}
+
 /// A few axes on the stack (kernels collect them per call; a `Vec` cost small calls an
 /// allocation each).
 #[derive(Clone, Copy, Debug)]
