@@ -31,6 +31,9 @@ use super::Runs;
 const B: usize = 16;
 /// diff_src rows a run takes at most (a plane's rows split into runs for the threads).
 const CHUNK_ROWS: usize = 64;
+/// Most diff_src elements a run's rows hold: fewer rows a run for very wide rows, so that a
+/// run's scratch (a non-f32 diff_src's rows before conversion) stays small.
+const CHUNK_ELEMS: usize = 1 << 20;
 /// Bytes of diff_dst rows asked for ahead of the walk (it goes up the plane and jumps at each
 /// plane, against the hardware prefetchers' grain).
 const AHEAD_BYTES: usize = 32 << 10;
@@ -74,7 +77,10 @@ pub(crate) struct TwiceGeom {
     /// it reads.
     pub edge_cols: Vec<usize>,
     pub edge_slot: [[[usize; MAX_EDGE]; 2]; 2],
-    /// Runs per plane (row chunks of [`CHUNK_ROWS`]).
+    /// diff_src rows a run takes (at most [`CHUNK_ROWS`], fewer for rows past
+    /// [`CHUNK_ELEMS`] / [`CHUNK_ROWS`] elements).
+    pub chunk_rows: usize,
+    /// Runs per plane (row chunks of `chunk_rows`).
     pub chunks: usize,
     pub runs: usize,
 }
@@ -93,7 +99,7 @@ impl TwiceGeom {
 
     /// diff_dst terms of one run (for the thread grain).
     pub fn run_cost(&self) -> usize {
-        CHUNK_ROWS.min(self.ah.n_in) * self.aw.n_in * 16
+        self.chunk_rows.min(self.ah.n_in) * self.aw.n_in * 16
     }
 }
 
@@ -194,7 +200,8 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
             }
         }
     }
-    let chunks = d.dims[h].div_ceil(CHUNK_ROWS);
+    let chunk_rows = (CHUNK_ELEMS / iw).clamp(1, CHUNK_ROWS);
+    let chunks = d.dims[h].div_ceil(chunk_rows);
     let planes = (0..rank)
         .filter(|&a| a != h && a != w)
         .try_fold(1usize, |n, a| n.checked_mul(d.dims[a]))?;
@@ -208,6 +215,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
         last_mask,
         edge_cols,
         edge_slot,
+        chunk_rows,
         chunks,
         runs: planes.checked_mul(chunks)?,
     })
@@ -233,8 +241,9 @@ pub(crate) unsafe fn run(
         let (ih, iw) = (g.ah.n_in, g.aw.n_in);
         let (sp, dp) = (s.strides[g.h], d.strides[g.h]);
         let f32_dst = d.dtype == DataType::F32;
-        let mut scratch = AlignedBuf::<f32>::zeroed(if f32_dst { 0 } else { CHUNK_ROWS * iw });
-        let mut cols = AlignedBuf::<f32>::zeroed(cols_len(CHUNK_ROWS));
+        let cr = g.chunk_rows;
+        let mut scratch = AlignedBuf::<f32>::zeroed(if f32_dst { 0 } else { cr * iw });
+        let mut cols = AlignedBuf::<f32>::zeroed(cols_len(cr));
         let oh = s.dims[g.h];
         // Two rows of partial sums, whole blocks (see `step`).
         let mut part = AlignedBuf::<f32>::zeroed(2 * g.starts.len() * g.lanes);
@@ -243,10 +252,7 @@ pub(crate) unsafe fn run(
         let mut runs = Runs::new(
             p,
             t,
-            &[
-                (g.h, g.chunks, CHUNK_ROWS * d.strides[g.h], 0),
-                (g.w, 1, 0, 0),
-            ],
+            &[(g.h, g.chunks, cr * d.strides[g.h], 0), (g.w, 1, 0, 0)],
             start,
         );
         let mut runs_left = end - start;
@@ -254,20 +260,16 @@ pub(crate) unsafe fn run(
             let chunk = runs.pos[g.h];
             let (doff, sbase) = (runs.doff, runs.sbase);
             runs.advance();
-            let r0 = chunk * CHUNK_ROWS;
-            let r1 = (r0 + CHUNK_ROWS).min(ih);
+            let r0 = chunk * cr;
+            let r1 = (r0 + cr).min(ih);
             let src = b.src.add(sbase * es);
             let stream = |src: *const u8, r0: usize, r1: usize| {
                 let (lo, hi) = run_rows(ih, oh, r0, r1);
                 (src, lo, hi)
             };
             let next = (runs_left > 1).then(|| {
-                let n0 = runs.pos[g.h] * CHUNK_ROWS;
-                stream(
-                    b.src.wrapping_add(runs.sbase * es),
-                    n0,
-                    (n0 + CHUNK_ROWS).min(ih),
-                )
+                let n0 = runs.pos[g.h] * cr;
+                stream(b.src.wrapping_add(runs.sbase * es), n0, (n0 + cr).min(ih))
             });
             runs_left -= 1;
             ahead.enter(stream(src, r0, r1), next);
@@ -471,7 +473,13 @@ impl Ahead {
         Ahead {
             sp,
             row_bytes,
-            dist: (AHEAD_BYTES / row_bytes.max(1)).clamp(4, 128),
+            // Rows past a quarter of the distance are left to the hardware prefetchers
+            // (asking for whole rows that far ahead would overrun the caches).
+            dist: if row_bytes > AHEAD_BYTES / 4 {
+                0
+            } else {
+                (AHEAD_BYTES / row_bytes.max(1)).clamp(4, 128)
+            },
             cur: (std::ptr::null(), 0, 0),
             row: None,
             next: None,
@@ -494,6 +502,9 @@ impl Ahead {
     #[inline(always)]
     fn ask(&mut self, n: usize) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        if self.dist == 0 {
+            return;
+        }
         for _ in 0..n {
             let Some(r) = self.row else {
                 let Some(nx) = self.next.take() else {
