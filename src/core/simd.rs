@@ -1216,13 +1216,13 @@ pub(crate) unsafe fn wrow(
     }
 }
 
-/// Copies `bytes` bytes per pixel: pixel `q` from `src + taps[q].0 * ssz` to
+/// Copies `bytes` bytes per pixel: pixel `q` from `src + offs[q] as usize * ssz` to
 /// `dst + q * dstride` (raw nearest along the lanes), then zeroes `pad` bytes after it. With
 /// `nt`, aligned pixels go out with non-temporal stores (see [`wrow`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn copy_pixels(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
@@ -1231,7 +1231,7 @@ pub(crate) unsafe fn copy_pixels(
     nt: bool,
     raw: RawCopy,
 ) {
-    // SAFETY: the caller guarantees `src + taps[q].0 * ssz .. + bytes` readable and `dst + q *
+    // SAFETY: the caller guarantees `src + offs[q] as usize * ssz .. + bytes` readable and `dst + q *
     // dstride .. + bytes + pad` writable and disjoint from it; the AVX2 variant runs only when
     // detected, the NEON one on aarch64 only.
     unsafe {
@@ -1239,7 +1239,7 @@ pub(crate) unsafe fn copy_pixels(
         #[target_feature(enable = "avx2")]
         unsafe fn avx2<const FIX: bool, const PF: bool, const N: usize>(
             src: *const u8,
-            taps: &[(usize, usize, f32, f32)],
+            offs: &[u32],
             ssz: usize,
             bytes: usize,
             dst: *mut u8,
@@ -1262,10 +1262,10 @@ pub(crate) unsafe fn copy_pixels(
                 let full = if N > 0 { N } else { bytes / 32 };
                 let last = bytes - 32;
                 let at = (full, last, bytes, nt);
-                for (q, t) in taps.iter().enumerate() {
-                    let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+                for (q, t) in offs.iter().enumerate() {
+                    let (s, d) = (src.add(*t as usize * ssz), dst.add(q * dstride));
                     if PF {
-                        prefetch_pixel(src, taps, q + 4, ssz, bytes);
+                        prefetch_pixel(src, offs, q + 4, ssz, bytes);
                     }
                     if !FIX {
                         avx2_pixel::<false, false>(s, d, at);
@@ -1308,9 +1308,9 @@ pub(crate) unsafe fn copy_pixels(
             // us masked, oneDNN 14).
             if nt && packs_pixels(bytes, dstride) {
                 if fix {
-                    avx512_packed::<true>(src, taps, ssz, bytes, dst);
+                    avx512_packed::<true>(src, offs, ssz, bytes, dst);
                 } else {
-                    avx512_packed::<false>(src, taps, ssz, bytes, dst);
+                    avx512_packed::<false>(src, offs, ssz, bytes, dst);
                 }
                 break 'copy true;
             }
@@ -1322,7 +1322,7 @@ pub(crate) unsafe fn copy_pixels(
                 && !(33..64).contains(&bytes)
                 && !split
             {
-                avx512_pixels(src, taps, ssz, bytes, dst, dstride, nt, fix, 0);
+                avx512_pixels(src, offs, ssz, bytes, dst, dstride, nt, fix, 0);
                 break 'copy true;
             }
             #[cfg(target_arch = "x86_64")]
@@ -1339,37 +1339,41 @@ pub(crate) unsafe fn copy_pixels(
                         }
                     };
                 }
-                let f = match (fix, skips_pixels(taps, ssz, bytes)) {
+                let f = match (fix, skips_pixels(offs, ssz, bytes)) {
                     (false, false) => by_size!(false, false),
                     (true, false) => by_size!(true, false),
                     (false, true) => by_size!(false, true),
                     (true, true) => by_size!(true, true),
                 };
-                f(src, taps, ssz, bytes, dst, dstride, nt);
+                f(src, offs, ssz, bytes, dst, dstride, nt);
                 break 'copy true;
             }
             #[cfg(target_arch = "aarch64")]
             if isa() == Isa::Neon && bytes >= 16 && !fix {
-                copy_pixels_neon(src, taps, ssz, bytes, dst, dstride);
+                copy_pixels_neon(src, offs, ssz, bytes, dst, dstride);
                 break 'copy true;
             }
             #[cfg(target_arch = "x86_64")]
             if bytes >= 16 {
-                sse2_pixels(src, taps, ssz, bytes, dst, dstride, fix);
+                sse2_pixels(src, offs, ssz, bytes, dst, dstride, fix);
                 break 'copy true;
             }
             if (1..16).contains(&bytes) && !fix {
-                small_pixels(src, taps, ssz, bytes, dst, dstride);
+                small_pixels(src, offs, ssz, bytes, dst, dstride);
                 break 'copy true;
             }
             false
         };
-        for (q, t) in taps.iter().enumerate() {
+        for (q, t) in offs.iter().enumerate() {
             let d = dst.add(q * dstride);
             if !copied && fix {
-                copy_bf16_body(src.add(t.0 * ssz) as *const u16, d as *mut u16, bytes / 2);
+                copy_bf16_body(
+                    src.add(*t as usize * ssz) as *const u16,
+                    d as *mut u16,
+                    bytes / 2,
+                );
             } else if !copied {
-                std::ptr::copy_nonoverlapping(src.add(t.0 * ssz), d, bytes);
+                std::ptr::copy_nonoverlapping(src.add(*t as usize * ssz), d, bytes);
             }
             if pad > 0 {
                 std::ptr::write_bytes(d.add(bytes), 0, pad);
@@ -1392,7 +1396,7 @@ pub(crate) unsafe fn copy_pixels(
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn copy_pixels_twice(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
@@ -1413,11 +1417,11 @@ pub(crate) unsafe fn copy_pixels_twice(
                     && twin.is_multiple_of(64)))
         {
             let fix = raw == RawCopy::Bf16Onednn;
-            avx512_pixels(src, taps, ssz, bytes, dst, dstride, nt, fix, twin);
+            avx512_pixels(src, offs, ssz, bytes, dst, dstride, nt, fix, twin);
             return;
         }
         for d in [dst, dst.add(twin)] {
-            copy_pixels(src, taps, ssz, bytes, d, dstride, 0, nt, raw);
+            copy_pixels(src, offs, ssz, bytes, d, dstride, 0, nt, raw);
         }
     }
 }
@@ -1453,15 +1457,15 @@ pub(crate) fn packs_pixels(bytes: usize, dstride: usize) -> bool {
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn avx512_packed<const FIX: bool>(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
 ) {
     use std::arch::x86_64::*;
     debug_assert!(bytes > 64);
-    let pixel = |q: usize| src.wrapping_add(taps[q].0 * ssz);
-    let total = taps.len() * bytes;
+    let pixel = |q: usize| src.wrapping_add(offs[q] as usize * ssz);
+    let total = offs.len() * bytes;
     let fix = |v: __m512i| {
         if FIX {
             // SAFETY: register operations (AVX-512F/BW enabled here); pixels hold whole bf16.
@@ -1541,9 +1545,11 @@ unsafe fn avx512_packed<const FIX: bool>(
 /// 3.01), and where pixels repeat it only costs (nhwc C=16..24 upsampling: 15% slower), as
 /// any test inside those loops does.
 #[cfg(target_arch = "x86_64")]
-fn skips_pixels(taps: &[(usize, usize, f32, f32)], ssz: usize, bytes: usize) -> bool {
-    match (taps.first(), taps.last()) {
-        (Some(a), Some(b)) => 2 * b.0.saturating_sub(a.0) * ssz > 3 * taps.len() * bytes,
+fn skips_pixels(offs: &[u32], ssz: usize, bytes: usize) -> bool {
+    match (offs.first(), offs.last()) {
+        (Some(a), Some(b)) => {
+            2 * (*b as usize).saturating_sub(*a as usize) * ssz > 3 * offs.len() * bytes
+        }
         _ => false,
     }
 }
@@ -1569,16 +1575,10 @@ pub(crate) fn prefetch_span(src: *const u8, bytes: usize) {
 /// Asks for the first and last line of raw pixel `q` (if any) ahead of its copy.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn prefetch_pixel(
-    src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
-    q: usize,
-    ssz: usize,
-    bytes: usize,
-) {
+fn prefetch_pixel(src: *const u8, offs: &[u32], q: usize, ssz: usize, bytes: usize) {
     use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-    if let Some(ahead) = taps.get(q) {
-        let a = src.wrapping_add(ahead.0 * ssz);
+    if let Some(ahead) = offs.get(q) {
+        let a = src.wrapping_add(*ahead as usize * ssz);
         // SAFETY: a prefetch never faults and reads nothing into the program.
         unsafe {
             _mm_prefetch::<_MM_HINT_T0>(a as *const i8);
@@ -1597,7 +1597,7 @@ fn prefetch_pixel(
 #[allow(clippy::too_many_arguments)]
 unsafe fn avx512_pixels(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
@@ -1613,8 +1613,8 @@ unsafe fn avx512_pixels(
         // 6.5 us with them, oneDNN 5.0); the whole 64-byte steps of C = 32, 64 and 128 f32
         // unrolled, without the step loop's control (1 thread, Zen 4, nhwc f32 nearest
         // 1x32 56x56->112x112 33.4 -> 27.9 us, 1x64 63.9 -> 60.0; oneDNN 26.8, 53.7).
-        let a = (src, taps, ssz, bytes, dst, dstride, nt, twin);
-        match (fix, bytes, skips_pixels(taps, ssz, bytes)) {
+        let a = (src, offs, ssz, bytes, dst, dstride, nt, twin);
+        match (fix, bytes, skips_pixels(offs, ssz, bytes)) {
             (false, 32, false) => avx512_pixels_by::<false, 32, false>(a),
             (true, 32, false) => avx512_pixels_by::<true, 32, false>(a),
             (false, 64, false) => avx512_pixels_by::<false, 64, false>(a),
@@ -1642,9 +1642,9 @@ unsafe fn avx512_pixels(
 #[inline(always)]
 #[allow(clippy::type_complexity)]
 unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
-    (src, taps, ssz, bytes, dst, dstride, nt, twin): (
+    (src, offs, ssz, bytes, dst, dstride, nt, twin): (
         *const u8,
-        &[(usize, usize, f32, f32)],
+        &[u32],
         usize,
         usize,
         *mut u8,
@@ -1657,7 +1657,7 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
     // or before `bytes`, the overlapping last ones start at `bytes - 64 >= 0` (`full > 0`)
     // or `bytes - 32 >= 0` (`half`), the masked step touches only bytes below `bytes` (masked-off bytes
     // are neither read nor written), inside each pixel the caller guarantees readable at
-    // `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q * dstride`.
+    // `src + offs[q] as usize * ssz` and writable (disjoint) at `dst + q * dstride`.
     unsafe {
         use std::arch::x86_64::*;
         let bytes = if B == 0 { bytes } else { B };
@@ -1678,13 +1678,13 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
             // nCx16c bf16 1x16 37x149->98x74 13.0 -> 9.0 (oneDNN 10.8), 4x16 81x49->106x98
             // 49 -> 39, 1x16 222x461->443x230 239 -> 223; nwc 2x16 5224->1741 5.3 -> 3.9.
             let mut q = 0;
-            while q + 2 <= taps.len() {
+            while q + 2 <= offs.len() {
                 if PF {
-                    prefetch_pixel(src, taps, q + 4, ssz, bytes);
-                    prefetch_pixel(src, taps, q + 5, ssz, bytes);
+                    prefetch_pixel(src, offs, q + 4, ssz, bytes);
+                    prefetch_pixel(src, offs, q + 5, ssz, bytes);
                 }
-                let s0 = src.add(taps[q].0 * ssz) as *const __m256i;
-                let s1 = src.add(taps[q + 1].0 * ssz) as *const __m256i;
+                let s0 = src.add(offs[q] as usize * ssz) as *const __m256i;
+                let s1 = src.add(offs[q + 1] as usize * ssz) as *const __m256i;
                 let v = _mm512_inserti64x4::<1>(
                     _mm512_castsi256_si512(_mm256_loadu_si256(s0)),
                     _mm256_loadu_si256(s1),
@@ -1702,10 +1702,10 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
             }
             first = q;
         }
-        for (q, t) in taps.iter().enumerate().skip(first) {
-            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+        for (q, t) in offs.iter().enumerate().skip(first) {
+            let (s, d) = (src.add(*t as usize * ssz), dst.add(q * dstride));
             if PF {
-                prefetch_pixel(src, taps, q + 4, ssz, bytes);
+                prefetch_pixel(src, offs, q + 4, ssz, bytes);
             }
             if twin > 0 {
                 // Both rows from one load (whole 64-byte steps only: see `copy_pixels_twice`).
@@ -1774,7 +1774,7 @@ unsafe fn avx512_pixels_by<const FIX: bool, const B: usize, const PF: bool>(
 #[cfg(target_arch = "x86_64")]
 unsafe fn sse2_pixels(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
@@ -1784,7 +1784,7 @@ unsafe fn sse2_pixels(
     #[inline(always)]
     unsafe fn run<const FIX: bool, const ONE: bool>(
         src: *const u8,
-        taps: &[(usize, usize, f32, f32)],
+        offs: &[u32],
         ssz: usize,
         bytes: usize,
         dst: *mut u8,
@@ -1792,7 +1792,7 @@ unsafe fn sse2_pixels(
     ) {
         // SAFETY: SSE2 is part of x86_64; steps end at or before `bytes` and the last
         // starts at `bytes - 16 >= 0`, inside each pixel's `bytes`, which the caller
-        // guarantees readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q
+        // guarantees readable at `src + offs[q] as usize * ssz` and writable (disjoint) at `dst + q
         // * dstride`.
         unsafe {
             use std::arch::x86_64::*;
@@ -1807,8 +1807,8 @@ unsafe fn sse2_pixels(
                 }};
             }
             let full = if ONE { 1 } else { bytes / 16 };
-            for (q, t) in taps.iter().enumerate() {
-                let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            for (q, t) in offs.iter().enumerate() {
+                let (s, d) = (src.add(*t as usize * ssz), dst.add(q * dstride));
                 for k in 0..full {
                     _mm_storeu_si128(d.add(16 * k) as *mut __m128i, ld!(s.add(16 * k)));
                 }
@@ -1824,7 +1824,7 @@ unsafe fn sse2_pixels(
     #[target_feature(enable = "avx2")]
     unsafe fn fix_vex(
         src: *const u8,
-        taps: &[(usize, usize, f32, f32)],
+        offs: &[u32],
         ssz: usize,
         bytes: usize,
         dst: *mut u8,
@@ -1833,15 +1833,15 @@ unsafe fn sse2_pixels(
         // SAFETY: AVX2 was detected by the caller; the contract is passed on.
         unsafe {
             match bytes < 32 {
-                true => run::<true, true>(src, taps, ssz, bytes, dst, dstride),
-                false => run::<true, false>(src, taps, ssz, bytes, dst, dstride),
+                true => run::<true, true>(src, offs, ssz, bytes, dst, dstride),
+                false => run::<true, false>(src, offs, ssz, bytes, dst, dstride),
             }
         }
     }
     // SAFETY: the caller's contract, passed on (`bytes >= 16`); the AVX2 variant runs only
     // where `isa()` (never above the detected ISA) has AVX2.
     unsafe {
-        let a = (src, taps, ssz, bytes, dst, dstride);
+        let a = (src, offs, ssz, bytes, dst, dstride);
         if fix && isa() >= Isa::Avx2 {
             return fix_vex(a.0, a.1, a.2, a.3, a.4, a.5);
         }
@@ -1859,7 +1859,7 @@ unsafe fn sse2_pixels(
 /// 21x33->15x99 nearest 16.4 us, oneDNN 14.9).
 unsafe fn small_pixels(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
@@ -1868,7 +1868,7 @@ unsafe fn small_pixels(
     #[inline(always)]
     unsafe fn run<T: Copy>(
         src: *const u8,
-        taps: &[(usize, usize, f32, f32)],
+        offs: &[u32],
         ssz: usize,
         bytes: usize,
         dst: *mut u8,
@@ -1876,11 +1876,11 @@ unsafe fn small_pixels(
     ) {
         let w = std::mem::size_of::<T>();
         // SAFETY: `w <= bytes < 2w`: both moves lie in each pixel's `bytes`, which the caller
-        // guarantees readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q
+        // guarantees readable at `src + offs[q] as usize * ssz` and writable (disjoint) at `dst + q
         // * dstride`; unaligned reads and writes of plain integers.
         unsafe {
-            for (q, t) in taps.iter().enumerate() {
-                let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+            for (q, t) in offs.iter().enumerate() {
+                let (s, d) = (src.add(*t as usize * ssz), dst.add(q * dstride));
                 let (a, b) = (
                     (s as *const T).read_unaligned(),
                     (s.add(bytes - w) as *const T).read_unaligned(),
@@ -1892,7 +1892,7 @@ unsafe fn small_pixels(
     }
     // SAFETY: the caller's contract, passed on (`1 <= bytes < 16`).
     unsafe {
-        let a = (src, taps, ssz, bytes, dst, dstride);
+        let a = (src, offs, ssz, bytes, dst, dstride);
         match bytes {
             8.. => run::<u64>(a.0, a.1, a.2, a.3, a.4, a.5),
             4.. => run::<u32>(a.0, a.1, a.2, a.3, a.4, a.5),
@@ -1957,7 +1957,7 @@ unsafe fn avx2_pixel<const F: bool, const C: bool>(
 #[cfg(target_arch = "aarch64")]
 unsafe fn copy_pixels_neon(
     src: *const u8,
-    taps: &[(usize, usize, f32, f32)],
+    offs: &[u32],
     ssz: usize,
     bytes: usize,
     dst: *mut u8,
@@ -1966,10 +1966,10 @@ unsafe fn copy_pixels_neon(
     use std::arch::aarch64::*;
     // SAFETY: NEON is baseline on aarch64; steps end at or before `bytes` and the last one
     // starts at `bytes - 16 >= 0`, inside each pixel's `bytes` that the caller guarantees
-    // readable at `src + taps[q].0 * ssz` and writable (disjoint) at `dst + q * dstride`.
+    // readable at `src + offs[q] as usize * ssz` and writable (disjoint) at `dst + q * dstride`.
     unsafe {
-        for (q, t) in taps.iter().enumerate() {
-            let (s, d) = (src.add(t.0 * ssz), dst.add(q * dstride));
+        for (q, t) in offs.iter().enumerate() {
+            let (s, d) = (src.add(*t as usize * ssz), dst.add(q * dstride));
             for k in 0..bytes / 16 {
                 vst1q_u8(d.add(16 * k), vld1q_u8(s.add(16 * k)));
             }
@@ -4406,7 +4406,7 @@ mod tests {
                 base.wrapping_add(2 * page - src_len)
             };
             let pixels = 1 + next(40);
-            let taps: Vec<(usize, usize, f32, f32)> = (0..pixels)
+            let taps: Vec<u32> = (0..pixels)
                 .map(|q| {
                     let i = match q {
                         0 => 0,
@@ -4414,7 +4414,7 @@ mod tests {
                         _ => next(n_src),
                     } * bytes
                         / ssz;
-                    (i, i, 1.0, 0.0)
+                    i as u32
                 })
                 .collect();
             // SAFETY: the middle page is readable and writable.
@@ -4424,7 +4424,7 @@ mod tests {
             }
             let want: Vec<u8> = taps
                 .iter()
-                .flat_map(|t| sb[t.0 * ssz..t.0 * ssz + bytes].to_vec())
+                .flat_map(|t| sb[*t as usize * ssz..*t as usize * ssz + bytes].to_vec())
                 .collect();
             let lead = next(64);
             for isa in available_isas() {
@@ -4453,7 +4453,7 @@ mod tests {
         isa: Isa,
         nt: bool,
         src: *const u8,
-        taps: &[(usize, usize, f32, f32)],
+        taps: &[u32],
         ssz: usize,
         bytes: usize,
         lead: usize,
@@ -4484,15 +4484,15 @@ mod tests {
         for bytes in [32, 64, 96, 128, 192, 256, 320, 512, 576] {
             let n_src = 9;
             let src: Vec<u8> = (0..n_src * bytes).map(|_| rng.below(256) as u8).collect();
-            let taps: Vec<(usize, usize, f32, f32)> = (0..7)
+            let taps: Vec<u32> = (0..7)
                 .map(|_| {
                     let i = rng.below(n_src) * bytes / 4;
-                    (i, i, 1.0, 0.0)
+                    i as u32
                 })
                 .collect();
             let want: Vec<u8> = taps
                 .iter()
-                .flat_map(|t| src[t.0 * 4..t.0 * 4 + bytes].to_vec())
+                .flat_map(|t| src[*t as usize * 4..*t as usize * 4 + bytes].to_vec())
                 .collect();
             for isa in available_isas() {
                 for nt in [false, true] {
@@ -4541,16 +4541,16 @@ mod tests {
                 let at = next(src.len() as u32) as usize;
                 src[at] = specials[next(specials.len() as u32) as usize];
             }
-            let taps: Vec<(usize, usize, f32, f32)> = (0..pixels)
+            let taps: Vec<u32> = (0..pixels)
                 .map(|_| {
                     let i = next(n_src as u32) as usize * lanes;
-                    (i, i, 1.0, 0.0)
+                    i as u32
                 })
                 .collect();
             let want: Vec<u16> = taps
                 .iter()
                 .flat_map(|t| {
-                    let px = src[t.0..t.0 + lanes].iter();
+                    let px = src[*t as usize..*t as usize + lanes].iter();
                     px.map(|&b| bf16_roundtrip_bits(b))
                         .chain([0; 64].into_iter().take(gap))
                 })
