@@ -3415,6 +3415,15 @@ pub(crate) fn permute_blocks(px: usize) -> Option<(usize, usize)> {
 /// Bytes of an AVX2 word-permute block (and of its source window).
 const WORD_BLOCK: usize = 32;
 
+/// One block of a byte-permuted row: where its source window starts (a byte of the source
+/// row) and where its indices start in the tables' index bytes (blocks with the same
+/// indices share them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PermBlock {
+    pub src: u32,
+    pub pat: u32,
+}
+
 /// First output byte of permute block `j` of a row of `out_bytes` (see
 /// `BytePerm::block_start`): word blocks end at the row's end at the latest, once it holds
 /// one.
@@ -3453,7 +3462,7 @@ pub(crate) fn word_permutes(block: usize) -> bool {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn permuted_words<const FIX: bool, const WIDE: bool>(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     j: usize,
     src: *const u8,
@@ -3463,7 +3472,7 @@ unsafe fn permuted_words<const FIX: bool, const WIDE: bool>(
     // SAFETY: the caller's contract: `base[j]` lies within the `src_bytes` (both multiples
     // of 4), read only within them, and `idx` holds 32 bytes per block.
     unsafe {
-        let b = base[j] as usize;
+        let b = base[j].src as usize;
         let s = src.add(b);
         let avail = src_bytes - b;
         let load = |at: usize| {
@@ -3474,23 +3483,23 @@ unsafe fn permuted_words<const FIX: bool, const WIDE: bool>(
                 _mm256_maskload_epi32(s.add(at.min(avail)) as *const i32, word_mask(n / 4))
             }
         };
-        let p = word_indices(idx, j);
+        let p = word_indices(idx, base[j].pat as usize);
         window_words::<FIX, WIDE>(load(0), || load(WORD_BLOCK), p, word_high(p))
     }
 }
 
-/// Block `j`'s word indices (the tables' byte indices shifted right by 2).
+/// A block's word indices (the tables' byte indices from `at` on, shifted right by 2).
 ///
 /// # Safety
-/// AVX2; `idx` holds 32 bytes for block `j`.
+/// AVX2; `idx` holds 32 bytes from `at`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn word_indices(idx: &[u8], j: usize) -> std::arch::x86_64::__m256i {
+unsafe fn word_indices(idx: &[u8], at: usize) -> std::arch::x86_64::__m256i {
     use std::arch::x86_64::*;
     // SAFETY: the caller's contract.
     unsafe {
-        let i = _mm256_loadu_si256(idx.as_ptr().add(WORD_BLOCK * j) as *const __m256i);
+        let i = _mm256_loadu_si256(idx.as_ptr().add(at) as *const __m256i);
         _mm256_srli_epi32::<2>(i)
     }
 }
@@ -3591,7 +3600,7 @@ unsafe fn word_store(dst: *mut u8, out_bytes: usize, j: usize, v: std::arch::x86
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn word_rows<const FIX: bool, const WIDE: bool>(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     src_bytes: usize,
     out_bytes: usize,
@@ -3601,7 +3610,7 @@ unsafe fn word_rows<const FIX: bool, const WIDE: bool>(
     // `word_store` makes them, within each row.
     unsafe {
         let window = if WIDE { 2 * WORD_BLOCK } else { WORD_BLOCK };
-        if out_bytes >= WORD_BLOCK && base.iter().all(|&b| src_bytes - b as usize >= window) {
+        if out_bytes >= WORD_BLOCK && base.iter().all(|b| src_bytes - b.src as usize >= window) {
             match base.len() {
                 1 => return word_rows_held::<FIX, WIDE, 1>(base, idx, out_bytes, rows),
                 2 => return word_rows_held::<FIX, WIDE, 2>(base, idx, out_bytes, rows),
@@ -3635,7 +3644,7 @@ unsafe fn word_rows<const FIX: bool, const WIDE: bool>(
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn word_rows_held<const FIX: bool, const WIDE: bool, const NB: usize>(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     out_bytes: usize,
     rows: &[(*const u8, *mut u8)],
@@ -3644,9 +3653,9 @@ unsafe fn word_rows_held<const FIX: bool, const WIDE: bool, const NB: usize>(
     // SAFETY: the caller's contract: whole windows within each row's source, blocks within
     // its output; `idx` holds 32 bytes per block.
     unsafe {
-        let p: [__m256i; NB] = std::array::from_fn(|j| word_indices(idx, j));
+        let p: [__m256i; NB] = std::array::from_fn(|j| word_indices(idx, base[j].pat as usize));
         let sel: [__m256; NB] = std::array::from_fn(|j| word_high(p[j]));
-        let b: [usize; NB] = std::array::from_fn(|j| base[j] as usize);
+        let b: [usize; NB] = std::array::from_fn(|j| base[j].src as usize);
         let at: [usize; NB] = std::array::from_fn(|j| word_block_start(out_bytes, j));
         for &(src, dst) in rows {
             for j in 0..NB {
@@ -3678,7 +3687,7 @@ macro_rules! by_fix_wide {
 /// # Safety
 /// As [`permute_bytes`], for each row of `rows` (source, destination).
 pub(crate) unsafe fn permute_word_rows(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     (block, window): (usize, usize),
     src_bytes: usize,
@@ -3729,7 +3738,7 @@ pub(crate) fn word_mask(n: usize) -> std::arch::x86_64::__m256i {
 #[target_feature(enable = "ssse3")]
 #[inline]
 unsafe fn permuted_16<const FIX: bool>(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     j: usize,
     src: *const u8,
@@ -3739,7 +3748,7 @@ unsafe fn permuted_16<const FIX: bool>(
     // SAFETY: the caller's contract: `base[j]` lies within the `src_bytes`, whose last 16
     // at most are read (the rest from the stack), and `idx` holds 16 bytes per block.
     unsafe {
-        let b = base[j] as usize;
+        let b = base[j].src as usize;
         let avail = src_bytes - b;
         let w = if avail >= 16 {
             _mm_loadu_si128(src.add(b) as *const __m128i)
@@ -3748,7 +3757,7 @@ unsafe fn permuted_16<const FIX: bool>(
             std::ptr::copy_nonoverlapping(src.add(b), t.as_mut_ptr(), avail);
             _mm_loadu_si128(t.as_ptr() as *const __m128i)
         };
-        let p = _mm_loadu_si128(idx.as_ptr().add(16 * j) as *const __m128i);
+        let p = _mm_loadu_si128(idx.as_ptr().add(base[j].pat as usize) as *const __m128i);
         let v = _mm_shuffle_epi8(w, p);
         if FIX {
             bf16_fix_sse2(v)
@@ -3779,7 +3788,7 @@ fn mask64(n: usize) -> u64 {
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 unsafe fn permuted_64<const FIX: bool>(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     j: usize,
     src: *const u8,
@@ -3789,7 +3798,7 @@ unsafe fn permuted_64<const FIX: bool>(
     // SAFETY: the caller's contract: `base[j]` lies within the `src_bytes`, read only
     // within them, and `idx` holds 64 bytes per block.
     unsafe {
-        let b = base[j] as usize;
+        let b = base[j].src as usize;
         let s = src.add(b);
         let avail = src_bytes - b;
         let (lo, hi) = if avail >= 128 {
@@ -3806,7 +3815,7 @@ unsafe fn permuted_64<const FIX: bool>(
                 ),
             )
         };
-        let p = _mm512_loadu_si512(idx.as_ptr().add(64 * j) as *const _);
+        let p = _mm512_loadu_si512(idx.as_ptr().add(base[j].pat as usize) as *const _);
         let v = _mm512_permutex2var_epi8(lo, p, hi);
         if FIX {
             bf16_fix_avx512(v)
@@ -3826,7 +3835,7 @@ unsafe fn permuted_64<const FIX: bool>(
 /// built for this CPU's `block` by [`permute_blocks`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn permute_bytes(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     (block, window): (usize, usize),
     src: *const u8,
@@ -3838,7 +3847,7 @@ pub(crate) unsafe fn permute_bytes(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "ssse3")]
     unsafe fn ssse3<const FIX: bool>(
-        base: &[u32],
+        base: &[PermBlock],
         idx: &[u8],
         src: *const u8,
         src_bytes: usize,
@@ -3865,7 +3874,7 @@ pub(crate) unsafe fn permute_bytes(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn vbmi<const FIX: bool>(
-        base: &[u32],
+        base: &[PermBlock],
         idx: &[u8],
         src: *const u8,
         src_bytes: usize,
@@ -3921,10 +3930,13 @@ pub(crate) unsafe fn permute_bytes(
             }
             _ => {}
         }
-        for (o, &i) in idx[..out_bytes].iter().enumerate() {
-            let at = base[o / block] as usize + i as usize;
-            debug_assert!(at < src_bytes);
-            *dst.add(o) = *src.add(at);
+        for (j, b) in base.iter().enumerate() {
+            let start = permute_block_start(block, out_bytes, j);
+            for o in start..(start + block).min(out_bytes) {
+                let at = b.src as usize + idx[b.pat as usize + o - start] as usize;
+                debug_assert!(at < src_bytes);
+                *dst.add(o) = *src.add(at);
+            }
         }
         if bf16_fix {
             self::bf16_fix(dst, out_bytes / 2);
@@ -3948,7 +3960,7 @@ pub(crate) unsafe fn permute_bytes(
 /// As [`permute_bytes`], for each of `dsts`; the rows do not overlap `src` or each other.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn permute_bytes_stream(
-    base: &[u32],
+    base: &[PermBlock],
     idx: &[u8],
     (block, window): (usize, usize),
     src: *const u8,
@@ -3960,7 +3972,7 @@ pub(crate) unsafe fn permute_bytes_stream(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn avx2<const FIX: bool>(
-        base: &[u32],
+        base: &[PermBlock],
         idx: &[u8],
         src: *const u8,
         src_bytes: usize,
@@ -3996,7 +4008,7 @@ pub(crate) unsafe fn permute_bytes_stream(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn words<const FIX: bool, const WIDE: bool>(
-        base: &[u32],
+        base: &[PermBlock],
         idx: &[u8],
         src: *const u8,
         src_bytes: usize,
@@ -4022,7 +4034,7 @@ pub(crate) unsafe fn permute_bytes_stream(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn vbmi<const FIX: bool>(
-        base: &[u32],
+        base: &[PermBlock],
         idx: &[u8],
         src: *const u8,
         src_bytes: usize,
