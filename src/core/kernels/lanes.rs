@@ -80,6 +80,22 @@ pub(crate) fn flat_row(p: &Problem, l: &LaneGeom, pr: &PixelRows) -> Option<Flat
     if !blends && p.src.dtype != DataType::F32 && columns > pr.taps.len() {
         return None;
     }
+    // With AVX-512, f32 pixels of 32 lanes or more and one level read their four corners
+    // directly: the direct pixel kernel keeps up with the blend's extra pass there (1
+    // thread, Granite Rapids, in-process A/B, direct / blended, ms: nhwc f32 8x64
+    // 56x56->112x112 1.24 / 1.41, 4x40 40x64->80x128 0.30 / 0.34, 1x512 26x37->77x112
+    // 0.73 / 0.80, 1x128 49x95->176x342 1.30 / 1.51; 2 threads 0.61 / 0.75, 0.18 / 0.20,
+    // 0.39 / 0.46). Not with 16 lanes (nhwc 2x16 22x51->88x204 0.080 / 0.073, nCx16c 8x32
+    // 11x11->22x22 24 / 22 us), other types (the blend converts each column once), 3-D (two
+    // levels), nor AVX2 (mixed: 4x40 0.33 / 0.37, 8x256 32x32->64x64 1.91 / 1.76).
+    if levels == 1
+        && p.src.dtype == DataType::F32
+        && p.dst.dtype == DataType::F32
+        && l.block >= 32
+        && simd::isa() == simd::Isa::Avx512
+    {
+        return None;
+    }
     // Short f32 rows of whole 16-lane vectors read their corners directly: below about 256
     // values a row the blend's own pass and call cost more than it saves (1 thread, Zen 4,
     // AVX-512, us, direct / blended: nhwc f32 4x16 2x1->4x2 0.50 / 0.61, 4x16 5x5->10x10
