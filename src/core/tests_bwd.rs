@@ -1577,3 +1577,38 @@ fn twice_planes_match_reference_on_every_isa() {
         }
     }
 }
+
+/// Rows upsampled 2x so long that oneDNN's f32 coordinates drift (8K-20K elements): the
+/// repeating stretch around the middle is then cut short, and its walks (`bwd_repeat` on
+/// AVX-512, `bwd_pairs` on AVX2) leave the row to the general one instead of summing most
+/// of it lane by lane (ten times slower). Still the reference's bits on every ISA.
+#[test]
+fn drifting_long_rows_take_the_general_walk() {
+    let mut rng = Rng::new(0x5EED_D81F);
+    let isas = simd::available_isas();
+    for case in 0..n_cases(8) {
+        let flavour = case % 2;
+        let (ih, iw) = (rng.range(1, 4), rng.range(8_200, 20_000));
+        let axes = vec![
+            AxisRule::Identity,
+            random_rule(&mut rng, flavour, ih, 2 * ih, true),
+            random_rule(&mut rng, flavour, iw, 2 * iw, true),
+        ];
+        let p = dense_bwd(
+            &mut rng,
+            Algorithm::Linear,
+            axes,
+            &[2, ih, iw],
+            &[2, 2 * ih, 2 * iw],
+            flavour,
+        );
+        matches_reference_on(&mut rng, case, &p, &isas);
+        for &isa in &isas {
+            let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
+            assert!(
+                !matches!(name, "bwd_repeat" | "bwd_pairs"),
+                "case {case} {isa:?}: {ih}x{iw} took {name}"
+            );
+        }
+    }
+}

@@ -97,6 +97,20 @@ fn stretch(segs: &[Segs], n_in: usize, lanes: usize) -> Option<(usize, usize, us
     (u1 - u0 >= lanes).then_some((u0, u1, s))
 }
 
+/// The elements of a row of `n_in` outside the stretch `u0..u1` of blocks of `lanes`;
+/// `None` when they are too many for the stretch to pay. An edge costs ~11 ns lane by lane,
+/// an element of the general walk ~1.7 ns, of a repeating block ~1: a stretch cut short by
+/// weights that drift (oneDNN's f32 coordinates of rows past ~8K elements) leaves the row
+/// to the general walk (1 thread, Granite Rapids, ms: nchw f32 1x1 70x9000 <- 140x18000
+/// 6.9 -> 1.07, 1x16 40000 <- 80000 3.10 -> 0.50; AVX2 pairs 6.2 -> 1.46, 2.87 -> 0.46).
+fn edges(u0: usize, u1: usize, n_in: usize, lanes: usize) -> Option<Vec<u32>> {
+    let n = u0 + (n_in - u1);
+    if n > 2 * lanes && n * 16 > u1 - u0 {
+        return None;
+    }
+    Some((0..u0).chain(u1..n_in).map(|i| i as u32).collect())
+}
+
 /// The lists of the row's first and last edge elements in both groups, when there are one or
 /// two edge elements (summed beside the first step).
 fn fused_edges(segs: &[Segs], edges: &[u32]) -> Option<[[EdgeList; 2]; 2]> {
@@ -208,7 +222,7 @@ impl Repeat {
         if r.starts.last() != Some(&(r.u1 - lanes)) {
             r.starts.push(r.u1 - lanes);
         }
-        r.edges = (0..u0).chain(r.u1..n_in).map(|i| i as u32).collect();
+        r.edges = edges(u0, r.u1, n_in, lanes)?;
         r.fused = fused_edges(segs, &r.edges);
         Some(r)
     }
@@ -456,7 +470,7 @@ impl Pairs {
         if pr.starts.last() != Some(&(pr.u1 - B2)) {
             pr.starts.push(pr.u1 - B2);
         }
-        pr.edges = (0..u0).chain(pr.u1..n_in).map(|i| i as u32).collect();
+        pr.edges = edges(u0, pr.u1, n_in, B2)?;
         pr.fused = fused_edges(segs, &pr.edges);
         Some(pr)
     }
