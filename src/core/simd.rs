@@ -2673,16 +2673,17 @@ unsafe fn gather_blocks<T: Copy>(
 /// [`gather_body`] for 4-byte elements on AVX-512: a block of 16 (else 8) outputs whose
 /// indices lie within 16 elements of its first (upsampling) is one masked load and one
 /// permutation (nchw f32 1x96 80x63->27x124 nearest: 0.90x the time of two loads), within
-/// 32 (downsampling by up to about 2) two masked loads and one two-source permutation,
-/// within 64 (by up to about 4, else 8) four loads, two permutations and a blend; other
-/// blocks go element by element. The element-wise loop ran at about an element a cycle (nchw f32
+/// 32 (downsampling by up to about 2) two masked loads and one two-source permutation;
+/// wider blocks of 16 are a hardware gather; the last outputs short of 16 go by 8 (within
+/// 64: four loads, two permutations and a blend) or element by element. The element-wise loop ran at about an element a cycle (nchw f32
 /// 1x3 221x191->224x64 nearest 19.6 us, oneDNN 17.1).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
     // SAFETY: AVX-512F was detected by the caller; loads of `src` are masked to lanes at or
     // below the block's last index (verified above every local index), which the caller
-    // guarantees readable, as are `src[idx[o]]`; stores cover outputs `o..o + 16` (`o + 8`)
+    // guarantees readable, as are `src[idx[o]]` (the hardware gather reads exactly those,
+    // its indices checked below 2^31 so that they stay unsigned); stores cover outputs `o..o + 16` (`o + 8`)
     // with `o + 16 <= n` (`o + 8 <= n`), which `dst` has room for.
     unsafe {
         use std::arch::x86_64::*;
@@ -2692,7 +2693,8 @@ unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
         let block = |o: usize, k: usize| {
             let lo = idx[o];
             let span = idx[o + k - 1].wrapping_sub(lo);
-            if span >= 64 {
+            // (Blocks of 16 past 32 elements take the hardware gather below.)
+            if span >= 64 || (k == 16 && span >= 32) {
                 return false;
             }
             let lanes: __mmask16 = if k == 16 { 0xFFFF } else { 0xFF };
@@ -2730,8 +2732,24 @@ unsafe fn gather32_avx512(src: *const u32, dst: *mut u32, idx: &[u32]) {
             }
             true
         };
+        // A block of 16 over more than 32 elements (downsampling by more than about 2) is
+        // one hardware gather: the 8-output windows past 64 took 1.75 cycles an output (nchw
+        // f32 1x16 100x200->100x40 nearest 37 -> 18.5 us, oneDNN 20; 8x16 300x300->300x60
+        // 3.39 -> 2.81 ms, 2.18), the four-load windows up to 64 ~0.8 (1x4 91x185->182x62
+        // 11.8 -> 10.5 us, 9.6; 1x16 100x200->100x80 37 -> 31, 32); from ~8x, one line an
+        // output, either is memory-bound. Indices are signed there: a block reaching 2^31
+        // elements goes on as before.
+        let gather16 = |o: usize| {
+            let i = _mm512_loadu_si512(ip.add(o) as *const _);
+            if _mm512_cmplt_epi32_mask(i, _mm512_setzero_si512()) != 0 {
+                return false;
+            }
+            let v = _mm512_i32gather_epi32::<4>(i, src as *const i32);
+            _mm512_storeu_si512(dst.add(o) as *mut _, v);
+            true
+        };
         gather_blocks(src, dst, idx, 8, |o| {
-            if o + 16 <= n && block(o, 16) {
+            if o + 16 <= n && (block(o, 16) || gather16(o)) {
                 16
             } else if block(o, 8) {
                 8
