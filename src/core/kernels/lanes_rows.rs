@@ -160,8 +160,10 @@ fn pixel_others(t: &Tables, pr: &PixelRows) -> AxisList {
     )
 }
 
-/// Pixels per run below which raw nearest copies take the next outer axis into the run.
+/// Pixels per run below which raw nearest copies take the next outer axis into the run
+/// (below [`LONG_ROW`] where that axis' rows are not copied in pairs; see [`merge_rows`]).
 const SHORT_ROW: usize = 64;
+const LONG_ROW: usize = 1024;
 
 /// Most elements a run of merged rows copies: a plane large enough to be split among
 /// threads is split into runs of this size (nCx16c bf16 1x16 77x160->154x53 nearest was
@@ -186,8 +188,19 @@ fn merge_rows(
         return (taps, None);
     };
     let n2 = d.dims[px2];
+    // Rows of up to LONG_ROW pixels join too where two fit a run, unless they are repeated
+    // rows of whole 64-byte pixels (AVX-512 copies those to both rows at once, see
+    // `simd::copy_pixels_twice`; AVX2 too lost merging them). 1 thread, Granite Rapids, us:
+    // nwc f32 16x64 32->64 6.2 -> 5.8 (oneDNN 6.0), nhwc u8 8x16 40x40->80x80 24.4 -> 19.7,
+    // ndhwc f32 8x24 28x50x10->14x25x30 483 -> 455 (498); merged where they are repeated:
+    // nhwc f32 1x32 56x56->112x112 37 -> 44, AVX2 8x64 1.21 -> 1.32 ms.
+    let twins = (l.block * d.dtype.size()).is_multiple_of(64) && p.src.dims[px2] < n2;
+    let short = match twins {
+        false if 2 * taps.len() * l.block <= MERGED_RUN => LONG_ROW,
+        _ => SHORT_ROW,
+    };
     if p.raw_nearest().is_none()
-        || taps.len() >= SHORT_ROW
+        || taps.len() >= short
         || n2 < 2
         || d.strides[px2] != taps.len() * d.strides[px]
         || n2.saturating_mul(taps.len()) > MAX_PIXELS
