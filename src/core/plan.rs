@@ -73,6 +73,9 @@ impl Strategy {
             Strategy::BwdStream(ref g) if g.perm.as_ref().is_some_and(|pm| pm.pairs.is_some()) => {
                 "bwd_pairs"
             }
+            Strategy::BwdStream(ref g) if g.perm.as_ref().is_some_and(|pm| pm.quad) => {
+                "bwd_perm_quad"
+            }
             Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
             Strategy::BwdStream(_) => "bwd_stream",
             Strategy::BwdPlanes(_) => "bwd_planes",

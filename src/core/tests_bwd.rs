@@ -909,6 +909,68 @@ fn permuted_rows_match_reference_on_every_isa() {
     }
 }
 
+/// Ratios from about 2 to 4 along the row over f32 diff_dst (`bwd_perm_quad` on AVX-512:
+/// 64-column windows, two permutes and a blend a slot, the windows' last vectors masked at the
+/// row's end; short rows several at a time), nearest and linear, 1..3 resampled axes, short
+/// and long rows: the reference's bits on every ISA.
+#[test]
+fn quad_windows_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x71AD);
+    let isas = simd::available_isas();
+    let mut quad = 0;
+    for case in 0..n_cases(120) {
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear, Algorithm::Linear]);
+        let spatial = rng.range(1, 3);
+        let mut fin = vec![rng.range(1, 2), rng.range(1, 3)];
+        let mut fout = fin.clone();
+        let mut axes = vec![AxisRule::Identity; 2];
+        let flavour = rng.below(5);
+        for k in 0..spatial {
+            let last = k + 1 == spatial;
+            let i = match (last, rng.below(4)) {
+                (false, _) => rng.range(1, 6),
+                (true, 0) => rng.range(8, 40),
+                (true, 1) => rng.range(300, 900),
+                _ => rng.range(40, 120),
+            };
+            // Ratios 2..4 (integer ones too), the odd one beside them.
+            let o = match rng.below(8) {
+                0 => i * 3,
+                1 => i * 4,
+                2 => i * 2 + 1,
+                _ => rng.range(2 * i + 1, 4 * i - 1),
+            };
+            fin.push(i);
+            fout.push(if last { o } else { rng.range(1, 8) });
+            axes.push(random_rule(
+                &mut rng,
+                flavour,
+                i,
+                *fout.last().unwrap(),
+                true,
+            ));
+        }
+        let mut p = dense_bwd(&mut rng, alg, axes, &fin, &fout, flavour);
+        // Quad windows read f32 diff_dst (bf16 keeps the 32-column windows).
+        let offset = p.src.offset;
+        p.src = Layout::dense(DataType::F32, &fout);
+        p.src.offset = offset;
+        matches_reference_on(&mut rng, case, &p, &isas);
+        if isas.contains(&simd::Isa::Avx512) {
+            let name = Plan::with_isa(p.clone(), simd::Isa::Avx512)
+                .unwrap()
+                .kernel_name();
+            quad += usize::from(name == "bwd_perm_quad");
+        }
+    }
+    if isas.contains(&simd::Isa::Avx512) {
+        assert!(
+            reduced_run() || quad > 40,
+            "bwd_perm_quad took {quad} of 120"
+        );
+    }
+}
+
 /// Backward of forward downsampling over larger planes (`bwd_scatter` up to 64K elements:
 /// sparse 2-D linear, 3-D linear, nearest, and group-major passes where taps overlap at
 /// ratios below 2), f32 / bf16, through plain and streamed stores: the reference's bits on

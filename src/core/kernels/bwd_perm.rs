@@ -47,6 +47,11 @@ pub(crate) struct Slot {
     pub ws: u32,
     pub lo: u16,
     pub hi: u16,
+    /// Quad windows: the lanes of vectors 2 and 3 inside the row, and the lanes whose
+    /// index reaches past vector 1 (taken from the second permute).
+    pub q2: u16,
+    pub q3: u16,
+    pub up: u16,
     pub mask: u16,
     /// The whole window lies in the row (plain loads).
     pub full: bool,
@@ -69,6 +74,9 @@ pub(crate) struct Perm {
     /// Elements per block: 16 (AVX-512) or 8 (AVX2), halved where that many elements'
     /// columns outgrow the window (ratios from about 2 to 4; the upper lanes then stay idle).
     pub lanes: usize,
+    /// AVX-512 f32 blocks of 16 over 64-column windows (four vectors, two permutes and a
+    /// blend a slot): ratios from about 2 to 4, every lane busy.
+    pub quad: bool,
     /// The ISA the blocks are shaped for (the plan's).
     pub isa: Isa,
     /// Per block where the walk starts a step: how many blocks (1..=4) it runs together
@@ -104,14 +112,19 @@ impl Perm {
 }
 
 /// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
-/// AVX-512 blocks of 16 elements, else 8, over 32-column windows; AVX2 blocks of 8, else 4,
-/// over 16 columns; `None` for other ISAs or when more than a quarter of the blocks are wide.
-pub(crate) fn plan(isa: Isa, segs: &[Segs], n_in: usize, n_out: usize) -> Option<Perm> {
+/// AVX-512 blocks of 16 elements over 32-column windows, else (with `quad`: f32 diff_dst)
+/// over 64 columns, else blocks of 8 over 32; AVX2 blocks of 8, else 4, over 16 columns;
+/// `None` for other ISAs or when more than a quarter of the blocks are wide.
+pub(crate) fn plan(isa: Isa, segs: &[Segs], n_in: usize, n_out: usize, quad: bool) -> Option<Perm> {
     match isa {
-        Isa::Avx512 => blocks_of(isa, B, 2 * B, segs, n_in, n_out)
-            .or_else(|| blocks_of(isa, B / 2, 2 * B, segs, n_in, n_out)),
-        Isa::Avx2 => blocks_of(isa, B / 2, B, segs, n_in, n_out)
-            .or_else(|| blocks_of(isa, B / 4, B, segs, n_in, n_out)),
+        Isa::Avx512 => blocks_of(isa, B, 2 * B, false, segs, n_in, n_out)
+            .or_else(|| {
+                quad.then(|| blocks_of(isa, B, 4 * B, true, segs, n_in, n_out))
+                    .flatten()
+            })
+            .or_else(|| blocks_of(isa, B / 2, 2 * B, false, segs, n_in, n_out)),
+        Isa::Avx2 => blocks_of(isa, B / 2, B, false, segs, n_in, n_out)
+            .or_else(|| blocks_of(isa, B / 4, B, false, segs, n_in, n_out)),
         _ => None,
     }
 }
@@ -120,10 +133,13 @@ fn blocks_of(
     isa: Isa,
     lanes_per: usize,
     win: usize,
+    quad: bool,
     segs: &[Segs],
     n_in: usize,
     n_out: usize,
 ) -> Option<Perm> {
+    // Columns per window vector.
+    let vw = if quad { win / 4 } else { win / 2 };
     let nblk = n_in.div_ceil(lanes_per);
     let mut groups = Vec::with_capacity(segs.len());
     let mut wide = vec![false; nblk];
@@ -154,9 +170,8 @@ fn blocks_of(
                     break;
                 }
                 // Window lanes inside the row (the loads are masked to them).
-                let half = win / 2;
-                let inside = |from: usize| {
-                    let n = n_out.saturating_sub(ws + from).min(half);
+                let inside = |v: usize| {
+                    let n = n_out.saturating_sub(ws + v * vw).min(vw);
                     ((1u32 << n) - 1) as u16
                 };
                 let mut sl = Slot {
@@ -164,15 +179,22 @@ fn blocks_of(
                     idx: [0; B],
                     ws: u32::try_from(ws).ok()?,
                     lo: inside(0),
-                    hi: inside(half),
+                    hi: inside(1),
+                    q2: if quad { inside(2) } else { 0 },
+                    q3: if quad { inside(3) } else { 0 },
+                    up: 0,
                     full: n_out >= ws + win,
                     mask: 0,
                 };
                 for i in live(j) {
                     let l = i - blk * lanes_per;
-                    sl.idx[l] = (s.start[i] as usize + j - ws) as u8;
+                    let ix = s.start[i] as usize + j - ws;
+                    sl.idx[l] = ix as u8;
                     sl.w[l] = s.wt[s.wofs[i] as usize + j];
                     sl.mask |= 1 << l;
+                    if ix >= 2 * vw {
+                        sl.up |= 1 << l;
+                    }
                 }
                 g.slots.push(sl);
             }
@@ -221,6 +243,7 @@ fn blocks_of(
         nblk,
         wide,
         lanes: lanes_per,
+        quad,
         isa,
         step,
         repeat,
@@ -321,7 +344,11 @@ pub(crate) unsafe fn rows<const M: usize, const LIN: bool, const BF: bool, const
                 out,
                 blk: [blk; R],
             };
-            blocks_avx512::<M, LIN, BF, R, true>(perm, &c, combos, n_in);
+            if perm.quad && !BF {
+                blocks_avx512::<M, LIN, false, R, true, true>(perm, &c, combos, n_in);
+            } else {
+                blocks_avx512::<M, LIN, BF, R, true, false>(perm, &c, combos, n_in);
+            }
         }
     }
 }
@@ -373,7 +400,11 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
                             out: [out; $k],
                             blk: std::array::from_fn(|k| blk + k),
                         };
-                        blocks_avx512::<M, LIN, BF, $k, false>(perm, &c, combos, n_in)
+                        if perm.quad && !BF {
+                            blocks_avx512::<M, LIN, false, $k, false, true>(perm, &c, combos, n_in)
+                        } else {
+                            blocks_avx512::<M, LIN, BF, $k, false, false>(perm, &c, combos, n_in)
+                        }
                     } else {
                         blocks_avx2::<M, LIN, BF, $k>(src, perm, blk, combos, pos, out, n_in)
                     }
@@ -456,7 +487,8 @@ pub(crate) struct Chains<'a, const K: usize> {
 }
 
 /// The chains' blocks, their sums into their rows; `ONE`: all chains are one block (its
-/// slot tables are read once for all).
+/// slot tables are read once for all); `Q`: quad windows (f32 only), a slot's values
+/// permuted from vectors 0-1 and 2-3 and blended on [`Slot::up`].
 ///
 /// # Safety
 /// As [`row`], for every chain's row.
@@ -469,6 +501,7 @@ unsafe fn blocks_avx512<
     const BF: bool,
     const K: usize,
     const ONE: bool,
+    const Q: bool,
 >(
     perm: &Perm,
     c: &Chains<'_, K>,
@@ -502,19 +535,38 @@ unsafe fn blocks_avx512<
                         let f32s = |h: __m256i| {
                             _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
                         };
-                        (
+                        let z = _mm512_setzero_ps();
+                        [
                             f32s(_mm512_castsi512_si256(v)),
                             f32s(_mm512_extracti64x4_epi64::<1>(v)),
-                        )
+                            z,
+                            z,
+                        ]
                     } else {
                         let r = (src as *const f32).wrapping_add(at);
-                        if sl.full {
-                            (_mm512_loadu_ps(r), _mm512_loadu_ps(r.add(B)))
-                        } else {
-                            (
+                        let z = _mm512_setzero_ps();
+                        match (sl.full, Q) {
+                            (true, false) => [_mm512_loadu_ps(r), _mm512_loadu_ps(r.add(B)), z, z],
+                            (true, true) => [
+                                _mm512_loadu_ps(r),
+                                _mm512_loadu_ps(r.add(B)),
+                                _mm512_loadu_ps(r.add(2 * B)),
+                                _mm512_loadu_ps(r.add(3 * B)),
+                            ],
+                            (false, _) => [
                                 _mm512_maskz_loadu_ps(sl.lo, r),
                                 _mm512_maskz_loadu_ps(sl.hi, r.wrapping_add(B)),
-                            )
+                                if Q {
+                                    _mm512_maskz_loadu_ps(sl.q2, r.wrapping_add(2 * B))
+                                } else {
+                                    z
+                                },
+                                if Q {
+                                    _mm512_maskz_loadu_ps(sl.q3, r.wrapping_add(3 * B))
+                                } else {
+                                    z
+                                },
+                            ],
                         }
                     }
                 };
@@ -527,11 +579,11 @@ unsafe fn blocks_avx512<
                     ($n:expr) => {
                         for q in p0..p1 {
                             let p: [&Term; K] = std::array::from_fn(|k| c.pos[k].get_unchecked(q));
-                            let mut win: [(__m512, __m512); K] = std::array::from_fn(|k| {
+                            let mut win: [[__m512; 4]; K] = std::array::from_fn(|k| {
                                 if shared {
                                     window(c.src[k], p[k].off, g.slots.get_unchecked(e0[k]))
                                 } else {
-                                    (_mm512_setzero_ps(), _mm512_setzero_ps())
+                                    [_mm512_setzero_ps(); 4]
                                 }
                             });
                             for j in 0..$n {
@@ -549,7 +601,17 @@ unsafe fn blocks_avx512<
                                         win[k] = window(c.src[k], p[k].off, sl);
                                     }
                                     let ix = if ONE { ix1 } else { ix_of(sl) };
-                                    let mut x = _mm512_permutex2var_ps(win[k].0, ix, win[k].1);
+                                    let wk = &win[k];
+                                    let mut x = _mm512_permutex2var_ps(wk[0], ix, wk[1]);
+                                    if Q {
+                                        // `vpermt2ps` reads the index's low 5 bits.
+                                        let up = if ONE { one.up } else { sl.up };
+                                        x = _mm512_mask_blend_ps(
+                                            up,
+                                            x,
+                                            _mm512_permutex2var_ps(wk[2], ix, wk[3]),
+                                        );
+                                    }
                                     for &wa in &p[k].w[..M] {
                                         x = _mm512_mul_ps(x, _mm512_set1_ps(wa));
                                     }

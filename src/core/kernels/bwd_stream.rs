@@ -552,6 +552,9 @@ fn padded(s: &Segs) -> Option<Padded> {
 /// The streaming geometry for a backward problem, or `None` when it does not apply.
 /// `lane` is the lane axis of a laned walk; without it, `w` must be the last axis with unit
 /// stride in both tensors and nothing blocked.
+/// Longest fixed-stride rows that take quad windows (see [`plan`]).
+const QUAD_STRIDED: usize = 96;
+
 pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<StreamGeom> {
     if p.direction != Direction::Backward
         || p.dst.dtype == DataType::F64
@@ -667,7 +670,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
     let mut perm = (lane.is_none()
         && matches!(s.dtype, DataType::F32 | DataType::Bf16)
         && !(nearest && unrolled))
-        .then(|| super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w]))
+        .then(|| {
+            let quad = s.dtype == DataType::F32;
+            super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w], quad)
+        })
         .flatten()
         .map(|mut pm| {
             // (Nearest rows take the general blocks.)
@@ -679,6 +685,15 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         .filter(|pm| {
             let strided = segs.iter().all(|sg| sg.uniform.is_some());
             match (pm.isa, pm.lanes, s.dtype) {
+                // Quad windows (ratios ~2-4) leave long fixed-stride rows to their loops
+                // (which the compiler vectorises with shared windows), not short ones:
+                // 1 thread, ms, loops -> quad: nchw 8x64 40x40 <- 120x120 7.9 -> 4.4, 8x8
+                // 80x80 <- 240x240 2.6 -> 1.9, 2x8 160x160 <- 480x480 2.0 -> 2.0, 4x8 50x100
+                // <- 50x300 0.28 -> 0.36, 50x400 <- 50x1200 0.85 -> 1.38; non-integer
+                // ratios take them (1x16 40000 <- 100000: 8-lane windows 2.55 -> 1.13).
+                (simd::Isa::Avx512, 16, DataType::F32) if pm.quad => {
+                    !strided || d.dims[w] <= QUAD_STRIDED
+                }
                 (simd::Isa::Avx512, 16, DataType::F32) => true,
                 // bf16 linear since its partial windows load in place (`bwd_perm`): 1 thread,
                 // ms, the loops below -> permuted: nchw 8x64 112x112 <- 56x56 10.8 -> 6.3,
