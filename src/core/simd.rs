@@ -633,7 +633,7 @@ pub(crate) unsafe fn lanes_row_narrow(
             DataType::Bf16
                 if numerics != Numerics::Ieee && isa() == Isa::Avx512 && avx512bf16() =>
             {
-                if dt == DataType::Bf16 && lanes >= 16 {
+                if dt == DataType::Bf16 && lanes > 8 {
                     use vectors::x86::{bf16_pairs_row as row, Pairs256, Pairs512};
                     macro_rules! pairs {
                         ($f:ident $(, $p:ty)?) => {
@@ -647,6 +647,11 @@ pub(crate) unsafe fn lanes_row_narrow(
                                 (_, true) => $f::<$($p,)? 3, true>,
                             }
                         };
+                    }
+                    if lanes < 16 {
+                        use vectors::x86::bf16_masked_row as one;
+                        pairs!(one)(src, base, w, px, lanes, out, ostride);
+                        return true;
                     }
                     if lanes == 16 && px.len() >= 2 {
                         use vectors::x86::bf16_pixel_pairs_row as two;
@@ -686,6 +691,27 @@ pub(crate) unsafe fn lanes_row_narrow(
                             (_, 2, true) => row::<S8s, 2, true>,
                             (_, _, false) => row::<S8s, 3, false>,
                             (_, _, true) => row::<S8s, 3, true>,
+                        };
+                        f(src, base, w, px, lanes, out, ostride, q);
+                        return true;
+                    }
+                    if isa() == Isa::Avx512 && (9..16).contains(&lanes) {
+                        use vectors::x86::int8_masked_row as row;
+                        let f = match (dt, m, px2) {
+                            (DataType::U8, 0, _) => row::<true, 0, false>,
+                            (DataType::U8, 1, false) => row::<true, 1, false>,
+                            (DataType::U8, 1, true) => row::<true, 1, true>,
+                            (DataType::U8, 2, false) => row::<true, 2, false>,
+                            (DataType::U8, 2, true) => row::<true, 2, true>,
+                            (DataType::U8, _, false) => row::<true, 3, false>,
+                            (DataType::U8, _, true) => row::<true, 3, true>,
+                            (_, 0, _) => row::<false, 0, false>,
+                            (_, 1, false) => row::<false, 1, false>,
+                            (_, 1, true) => row::<false, 1, true>,
+                            (_, 2, false) => row::<false, 2, false>,
+                            (_, 2, true) => row::<false, 2, true>,
+                            (_, _, false) => row::<false, 3, false>,
+                            (_, _, true) => row::<false, 3, true>,
                         };
                         f(src, base, w, px, lanes, out, ostride, q);
                         return true;

@@ -588,6 +588,100 @@ pub(crate) mod x86 {
         }
     }
 
+    /// [`super::pixel_row`] for bf16 to bf16 (oneDNN numerics) on AVX-512 BF16 over pixels
+    /// of 9 to 15 lanes: each pixel one masked 16-lane f32 chain (the 8-lane row ran two
+    /// chains a pixel, the second overlapping the first). The same lerp chain on every lane
+    /// and the same rounding (`vcvtneps2bf16`), so the same bits.
+    ///
+    /// # Safety
+    /// As [`super::pixel_row`]; the CPU has AVX-512F/BW/VL/BF16; `lanes <= 16`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
+    pub(crate) unsafe fn bf16_masked_row<const M: usize, const PX2: bool>(
+        src: *const u8,
+        base: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        px: &[(usize, usize, f32, f32)],
+        lanes: usize,
+        out: *mut u8,
+        ostride: usize,
+    ) {
+        // SAFETY: the function's contract: every load and store is masked to the pixel's
+        // `lanes` lanes of a corner or of its output.
+        unsafe {
+            debug_assert!(lanes <= 16);
+            let k16 = ((1u32 << lanes) - 1) as u16;
+            let mut ws = [(_mm512_set1_ps(1.0), _mm512_setzero_ps()); 3];
+            for (a, x) in ws.iter_mut().enumerate().take(M) {
+                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
+            }
+            let src = src as *const u16;
+            for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+                if PX2 {
+                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+                }
+                let corner = |k: usize| super::corner::<M, PX2>(base, o0, o1, k);
+                let mut v = [_mm512_setzero_ps(); 8];
+                for (k, x) in v.iter_mut().enumerate().take(1 << M) {
+                    let h = _mm256_maskz_loadu_epi16(k16, src.add(corner(k)) as *const _);
+                    *x = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)));
+                }
+                let r = super::chain::<__m512, M>(|k| v[k], &ws);
+                let r = std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(r));
+                _mm256_mask_storeu_epi16(out.add(q * ostride) as *mut _, k16, r);
+            }
+        }
+    }
+
+    /// [`super::pixel_row`] for s8/u8 sources into s8/u8 (`q`'s type; bounded results, see
+    /// [`int8_avx512`]) on AVX-512 over pixels of 9 to 15 lanes: each pixel one masked
+    /// 16-lane f32 chain (the 8-lane row ran two chains a pixel, the second overlapping the
+    /// first). The same lerp chain and rounding on every lane, so the same bits.
+    ///
+    /// # Safety
+    /// As [`super::pixel_row`]; the CPU has AVX-512F/BW/VL; `lanes <= 16`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn int8_masked_row<const U8: bool, const M: usize, const PX2: bool>(
+        src: *const u8,
+        base: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        px: &[(usize, usize, f32, f32)],
+        lanes: usize,
+        out: *mut u8,
+        ostride: usize,
+        q: IntStore,
+    ) {
+        // SAFETY: the function's contract: every load and store is masked to the pixel's
+        // `lanes` lanes of a corner or of its output.
+        unsafe {
+            debug_assert!(lanes <= 16);
+            let k16 = ((1u32 << lanes) - 1) as u16;
+            let mut ws = [(_mm512_set1_ps(1.0), _mm512_setzero_ps()); 3];
+            for (a, x) in ws.iter_mut().enumerate().take(M) {
+                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
+            }
+            for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+                if PX2 {
+                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+                }
+                let corner = |k: usize| super::corner::<M, PX2>(base, o0, o1, k);
+                let mut v = [_mm512_setzero_ps(); 8];
+                for (k, x) in v.iter_mut().enumerate().take(1 << M) {
+                    let b = _mm_maskz_loadu_epi8(k16, src.add(corner(k)) as *const _);
+                    let i = if U8 {
+                        _mm512_cvtepu8_epi32(b)
+                    } else {
+                        _mm512_cvtepi8_epi32(b)
+                    };
+                    *x = _mm512_cvtepi32_ps(i);
+                }
+                let r = super::chain::<__m512, M>(|k| v[k], &ws);
+                let b = int8_avx512::<true>(r, q);
+                _mm_mask_storeu_epi8(out.add(p * ostride) as *mut _, k16, b);
+            }
+        }
+    }
+
     /// [`bf16_pairs_row`] for pixels of exactly 16 lanes (nCx16c bf16): two pixels a step
     /// in one 512-bit vector, the second pixel's corners in its upper half and each half
     /// with its own pixel's weights, so the split, the lerps, the rounding and the word
