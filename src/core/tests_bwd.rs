@@ -971,6 +971,36 @@ fn quad_windows_match_reference_on_every_isa() {
     }
 }
 
+/// Rows whose permute tables outgrow the cache (over 1 MiB: some 20K elements at ratios 2
+/// to 4) walk ranges of blocks over batches of runs: the reference's bits on every ISA, f32
+/// and bf16 diff_dst, nearest and linear.
+#[test]
+fn long_permuted_rows_walk_block_ranges() {
+    let mut rng = Rng::new(0x10C6);
+    let isas = simd::available_isas();
+    let mut quad = 0;
+    for (case, (alg, c, i, o, ddt)) in [
+        (Algorithm::Linear, 3, 24000, 60000, DataType::F32),
+        (Algorithm::Nearest, 2, 30000, 70001, DataType::F32),
+        (Algorithm::Linear, 2, 26000, 70000, DataType::Bf16),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let flavour = rng.below(5);
+        let mut axes = vec![AxisRule::Identity; 2];
+        axes.push(random_rule(&mut rng, flavour, i, o, false));
+        let mut p = dense_bwd(&mut rng, alg, axes, &[1, c, i], &[1, c, o], flavour);
+        p.src = Layout::dense(ddt, &[1, c, o]);
+        p.dst = Layout::dense(DataType::F32, &[1, c, i]);
+        let kernel = matches_reference_on(&mut rng, case, &p, &isas);
+        quad += usize::from(kernel == "bwd_perm_quad");
+    }
+    if isas[0] == simd::Isa::Avx512 {
+        assert!(quad >= 1, "no long row took quad windows");
+    }
+}
+
 /// Backward of forward downsampling over larger planes (`bwd_scatter` up to 64K elements:
 /// sparse 2-D linear, 3-D linear, nearest, and group-major passes where taps overlap at
 /// ratios below 2), f32 / bf16, through plain and streamed stores: the reference's bits on

@@ -255,12 +255,13 @@ fn blocks_of(
 
 /// One diff_src row: `combos` are ranges of `pos` (the positions of one combination of
 /// the other axes' groups, in order), `M` other-axis weights, `LIN` the `w` weights.
-/// Writes `n_in` sums to `out`.
+/// Writes the sums of the blocks `blocks` (all: `0..perm.nblk`) to `out`.
 ///
 /// # Safety
 /// The CPU has `perm.isa` (the tables' ISA); every position's row holds the
 /// columns the tables name (and `n_out` at most from `off`); `out` holds `n_in` values.
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
     src: *const u8,
     perm: &Perm,
@@ -269,9 +270,11 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
     pos: &[Term],
     out: *mut f32,
     n_in: usize,
+    blocks: std::ops::Range<usize>,
 ) {
     // One function per ISA, so that its block kernels inline into the walk.
     #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn avx512<const M: usize, const LIN: bool, const BF: bool>(
         src: *const u8,
         perm: &Perm,
@@ -280,11 +283,13 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
         pos: &[Term],
         out: *mut f32,
         n_in: usize,
+        blocks: std::ops::Range<usize>,
     ) {
         // SAFETY: the caller's.
-        unsafe { row_body::<M, LIN, BF, true>(src, perm, segs, combos, pos, out, n_in) }
+        unsafe { row_body::<M, LIN, BF, true>(src, perm, segs, combos, pos, out, n_in, blocks) }
     }
     #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn avx2<const M: usize, const LIN: bool, const BF: bool>(
         src: *const u8,
         perm: &Perm,
@@ -293,16 +298,17 @@ pub(crate) unsafe fn row<const M: usize, const LIN: bool, const BF: bool>(
         pos: &[Term],
         out: *mut f32,
         n_in: usize,
+        blocks: std::ops::Range<usize>,
     ) {
         // SAFETY: the caller's.
-        unsafe { row_body::<M, LIN, BF, false>(src, perm, segs, combos, pos, out, n_in) }
+        unsafe { row_body::<M, LIN, BF, false>(src, perm, segs, combos, pos, out, n_in, blocks) }
     }
     // SAFETY: the caller's; each variant runs on the ISA the tables were planned for.
     unsafe {
         if perm.isa == Isa::Avx512 {
-            avx512::<M, LIN, BF>(src, perm, segs, combos, pos, out, n_in)
+            avx512::<M, LIN, BF>(src, perm, segs, combos, pos, out, n_in, blocks)
         } else {
-            avx2::<M, LIN, BF>(src, perm, segs, combos, pos, out, n_in)
+            avx2::<M, LIN, BF>(src, perm, segs, combos, pos, out, n_in, blocks)
         }
     }
 }
@@ -364,19 +370,23 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
     pos: &[Term],
     out: *mut f32,
     n_in: usize,
+    blocks: std::ops::Range<usize>,
 ) {
     // SAFETY: the caller's.
     unsafe {
-        if let Some(r) = perm.repeat.as_ref().filter(|_| LIN && W) {
+        let all = blocks.start == 0 && blocks.end == perm.nblk;
+        if let Some(r) = perm.repeat.as_ref().filter(|_| LIN && W && all) {
             super::bwd_repeat::row::<M, BF>(src, r, segs, combos, pos, out);
             return;
         }
-        if let Some(r) = perm.pairs.as_ref().filter(|_| LIN && !W) {
+        if let Some(r) = perm.pairs.as_ref().filter(|_| LIN && !W && all) {
             super::bwd_repeat::pairs_row::<M, BF>(src, r, segs, combos, pos, out);
             return;
         }
-        let mut blk = 0;
-        while blk < perm.nblk {
+        // (Repeating rows walk whole rows; the chunked walk does not take them.)
+        debug_assert!(all || (perm.repeat.is_none() && perm.pairs.is_none()));
+        let mut blk = blocks.start;
+        while blk < blocks.end {
             if perm.wide[blk] {
                 let l = perm.lanes;
                 wide_block::<M, LIN, BF>(
@@ -390,7 +400,7 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
                 blk += 1;
                 continue;
             }
-            let k = perm.step[blk] as usize;
+            let k = (perm.step[blk] as usize).min(blocks.end - blk);
             macro_rules! by_isa {
                 ($k:literal) => {
                     if W {

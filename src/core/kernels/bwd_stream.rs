@@ -1017,6 +1017,11 @@ impl ReadAhead {
 #[cfg(target_arch = "x86_64")]
 const ROWS: usize = 4;
 
+/// Slot-table bytes of a row beyond which the permuted walk goes in block ranges over
+/// batches of [`CHUNKED_RUNS`] runs (a range's tables a quarter of this).
+const CHUNKED_TABLE: usize = 1 << 20;
+const CHUNKED_RUNS: usize = 16;
+
 /// [`unlaned`] by permuted windows (see [`super::bwd_perm`]). Where the tables say so
 /// ([`super::bwd_perm::Perm::together`]), runs whose terms come from the row table and have
 /// the same combos go [`ROWS`] at a time.
@@ -1066,9 +1071,27 @@ unsafe fn permuted(
             macro_rules! by_dt {
                 ($m:literal, $lin:literal) => {
                     if bf {
-                        row::<$m, $lin, true>(src, pm, &g.segs, combos, terms, out, n_in)
+                        row::<$m, $lin, true>(
+                            src,
+                            pm,
+                            &g.segs,
+                            combos,
+                            terms,
+                            out,
+                            n_in,
+                            0..pm.nblk,
+                        )
                     } else {
-                        row::<$m, $lin, false>(src, pm, &g.segs, combos, terms, out, n_in)
+                        row::<$m, $lin, false>(
+                            src,
+                            pm,
+                            &g.segs,
+                            combos,
+                            terms,
+                            out,
+                            n_in,
+                            0..pm.nblk,
+                        )
                     }
                 };
             }
@@ -1083,6 +1106,78 @@ unsafe fn permuted(
                 simd::store_contiguous(d.dtype, p.numerics, a, b.dst.add(doff * d.dtype.size()));
             }
         };
+        // Rows whose slot tables outgrow the L2 cache go a batch of runs at a time, a
+        // range of blocks at a time, so that each range's tables are read from memory once
+        // a batch instead of once a row.
+        let table: usize = pm.groups.iter().map(|gr| gr.slots.len()).sum::<usize>()
+            * std::mem::size_of::<super::bwd_perm::Slot>();
+        if let Some(rt) = g.rows.as_ref().filter(|_| {
+            in_place
+                && !pm.together
+                && pm.repeat.is_none()
+                && pm.pairs.is_none()
+                && table > CHUNKED_TABLE
+        }) {
+            let per = (pm.nblk * CHUNKED_TABLE / 4 / table).max(1);
+            let mut batch = Vec::with_capacity(CHUNKED_RUNS);
+            let mut at = start;
+            while at < end {
+                batch.clear();
+                while batch.len() < CHUNKED_RUNS && at < end {
+                    let idx = runs.pos;
+                    let (doff, sbase) = (runs.doff, runs.sbase);
+                    runs.advance();
+                    at += 1;
+                    if zero_if_empty(t, ra, &idx[..rank], b.dst, doff, n_in, d.dtype) {
+                        continue;
+                    }
+                    let (c, tm) = rt.get(ra, &idx[..rank]);
+                    batch.push((doff, b.src.add(sbase * s.dtype.size()), c, tm));
+                }
+                let mut b0 = 0;
+                while b0 < pm.nblk {
+                    let b1 = (b0 + per).min(pm.nblk);
+                    for &(doff, src, combos, terms) in &batch {
+                        let out = (b.dst as *mut f32).add(doff);
+                        macro_rules! by_dt {
+                            ($m:literal, $lin:literal) => {
+                                if bf {
+                                    row::<$m, $lin, true>(
+                                        src,
+                                        pm,
+                                        &g.segs,
+                                        combos,
+                                        terms,
+                                        out,
+                                        n_in,
+                                        b0..b1,
+                                    )
+                                } else {
+                                    row::<$m, $lin, false>(
+                                        src,
+                                        pm,
+                                        &g.segs,
+                                        combos,
+                                        terms,
+                                        out,
+                                        n_in,
+                                        b0..b1,
+                                    )
+                                }
+                            };
+                        }
+                        match (m, lin) {
+                            (_, false) => by_dt!(0, false),
+                            (0, true) => by_dt!(0, true),
+                            (1, true) => by_dt!(1, true),
+                            _ => by_dt!(2, true),
+                        }
+                    }
+                    b0 = b1;
+                }
+            }
+            return;
+        }
         let mut at = start;
         while at < end {
             let idx = runs.pos;
