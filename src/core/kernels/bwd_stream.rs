@@ -549,12 +549,12 @@ fn padded(s: &Segs) -> Option<Padded> {
     Some(p)
 }
 
-/// The streaming geometry for a backward problem, or `None` when it does not apply.
-/// `lane` is the lane axis of a laned walk; without it, `w` must be the last axis with unit
-/// stride in both tensors and nothing blocked.
 /// Longest fixed-stride rows that take quad windows (see [`plan`]).
 const QUAD_STRIDED: usize = 96;
 
+/// The streaming geometry for a backward problem, or `None` when it does not apply.
+/// `lane` is the lane axis of a laned walk; without it, `w` must be the last axis with unit
+/// stride in both tensors and nothing blocked.
 pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<StreamGeom> {
     if p.direction != Direction::Backward
         || p.dst.dtype == DataType::F64
@@ -1056,6 +1056,28 @@ unsafe fn permuted(
         let (mut terms, mut combos) = (Vec::new(), Vec::new());
         let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0)], start);
         let mut ahead = ReadAhead::new(s.dims[g.w] * s.dtype.size());
+        // One row's blocks `blocks` into `out`.
+        let sum_row = |src: *const u8,
+                       combos: &[(u32, u32)],
+                       terms: &[Term],
+                       out: *mut f32,
+                       blocks: std::ops::Range<usize>| {
+            macro_rules! by_dt {
+                ($m:literal, $lin:literal) => {
+                    if bf {
+                        row::<$m, $lin, true>(src, pm, &g.segs, combos, terms, out, n_in, blocks)
+                    } else {
+                        row::<$m, $lin, false>(src, pm, &g.segs, combos, terms, out, n_in, blocks)
+                    }
+                };
+            }
+            match (m, lin) {
+                (_, false) => by_dt!(0, false),
+                (0, true) => by_dt!(0, true),
+                (1, true) => by_dt!(1, true),
+                _ => by_dt!(2, true),
+            }
+        };
         // One row alone.
         let one = |ahead: &mut ReadAhead,
                    src: *const u8,
@@ -1068,39 +1090,7 @@ unsafe fn permuted(
             } else {
                 accp
             };
-            macro_rules! by_dt {
-                ($m:literal, $lin:literal) => {
-                    if bf {
-                        row::<$m, $lin, true>(
-                            src,
-                            pm,
-                            &g.segs,
-                            combos,
-                            terms,
-                            out,
-                            n_in,
-                            0..pm.nblk,
-                        )
-                    } else {
-                        row::<$m, $lin, false>(
-                            src,
-                            pm,
-                            &g.segs,
-                            combos,
-                            terms,
-                            out,
-                            n_in,
-                            0..pm.nblk,
-                        )
-                    }
-                };
-            }
-            match (m, lin) {
-                (_, false) => by_dt!(0, false),
-                (0, true) => by_dt!(0, true),
-                (1, true) => by_dt!(1, true),
-                _ => by_dt!(2, true),
-            }
+            sum_row(src, combos, terms, out, 0..pm.nblk);
             if !in_place {
                 let a = sums(0);
                 simd::store_contiguous(d.dtype, p.numerics, a, b.dst.add(doff * d.dtype.size()));
@@ -1138,40 +1128,7 @@ unsafe fn permuted(
                 while b0 < pm.nblk {
                     let b1 = (b0 + per).min(pm.nblk);
                     for &(doff, src, combos, terms) in &batch {
-                        let out = (b.dst as *mut f32).add(doff);
-                        macro_rules! by_dt {
-                            ($m:literal, $lin:literal) => {
-                                if bf {
-                                    row::<$m, $lin, true>(
-                                        src,
-                                        pm,
-                                        &g.segs,
-                                        combos,
-                                        terms,
-                                        out,
-                                        n_in,
-                                        b0..b1,
-                                    )
-                                } else {
-                                    row::<$m, $lin, false>(
-                                        src,
-                                        pm,
-                                        &g.segs,
-                                        combos,
-                                        terms,
-                                        out,
-                                        n_in,
-                                        b0..b1,
-                                    )
-                                }
-                            };
-                        }
-                        match (m, lin) {
-                            (_, false) => by_dt!(0, false),
-                            (0, true) => by_dt!(0, true),
-                            (1, true) => by_dt!(1, true),
-                            _ => by_dt!(2, true),
-                        }
+                        sum_row(src, combos, terms, (b.dst as *mut f32).add(doff), b0..b1);
                     }
                     b0 = b1;
                 }
