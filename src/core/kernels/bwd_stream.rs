@@ -1019,7 +1019,9 @@ const ROWS: usize = 4;
 
 /// Slot-table bytes of a row beyond which the permuted walk goes in block ranges over
 /// batches of [`CHUNKED_RUNS`] runs (a range's tables a quarter of this).
+#[cfg(target_arch = "x86_64")]
 const CHUNKED_TABLE: usize = 1 << 20;
+#[cfg(target_arch = "x86_64")]
 const CHUNKED_RUNS: usize = 16;
 
 /// [`unlaned`] by permuted windows (see [`super::bwd_perm`]). Where the tables say so
