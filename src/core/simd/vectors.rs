@@ -588,10 +588,110 @@ pub(crate) mod x86 {
         }
     }
 
-    /// [`super::pixel_row`] for bf16 to bf16 (oneDNN numerics) on AVX-512 BF16 over pixels
-    /// of 9 to 15 lanes: each pixel one masked 16-lane f32 chain (the 8-lane row ran two
-    /// chains a pixel, the second overlapping the first). The same lerp chain on every lane
-    /// and the same rounding (`vcvtneps2bf16`), so the same bits.
+    /// One element type of [`masked_row`]: a pixel's `k`-masked lanes loaded as f32
+    /// exactly, and results narrowed and stored to them.
+    trait MaskedPx: Copy {
+        /// Bytes an element.
+        const SIZE: usize;
+        unsafe fn load(self, p: *const u8, k: __mmask16) -> __m512;
+        unsafe fn store(self, r: __m512, o: *mut u8, k: __mmask16);
+    }
+
+    /// bf16 rounded by `vcvtneps2bf16` (oneDNN numerics). Used under AVX-512F/BW/VL/BF16.
+    #[derive(Clone, Copy)]
+    struct Bf16Px;
+
+    impl MaskedPx for Bf16Px {
+        const SIZE: usize = 2;
+        #[inline(always)]
+        unsafe fn load(self, p: *const u8, k: __mmask16) -> __m512 {
+            // SAFETY: the caller's `k` lanes readable at `p`, under AVX-512BW.
+            unsafe {
+                let h = _mm256_maskz_loadu_epi16(k, p as *const _);
+                _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(self, r: __m512, o: *mut u8, k: __mmask16) {
+            // SAFETY: the caller's `k` lanes writable at `o`, under AVX-512BW/BF16.
+            unsafe {
+                let r = std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(r));
+                _mm256_mask_storeu_epi16(o as *mut _, k, r);
+            }
+        }
+    }
+
+    /// s8/u8 (`U8`) sources into s8/u8 by `IntStore`'s rules (bounded results, see
+    /// [`int8_avx512`]). Used under AVX-512F/BW/VL.
+    #[derive(Clone, Copy)]
+    struct Int8Px<const U8: bool>(IntStore);
+
+    impl<const U8: bool> MaskedPx for Int8Px<U8> {
+        const SIZE: usize = 1;
+        #[inline(always)]
+        unsafe fn load(self, p: *const u8, k: __mmask16) -> __m512 {
+            // SAFETY: the caller's `k` lanes readable at `p`, under AVX-512BW.
+            unsafe {
+                let b = _mm_maskz_loadu_epi8(k, p as *const _);
+                _mm512_cvtepi32_ps(if U8 {
+                    _mm512_cvtepu8_epi32(b)
+                } else {
+                    _mm512_cvtepi8_epi32(b)
+                })
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(self, r: __m512, o: *mut u8, k: __mmask16) {
+            // SAFETY: the caller's `k` lanes writable at `o`, under AVX-512BW.
+            unsafe { _mm_mask_storeu_epi8(o as *mut _, k, int8_avx512::<true>(r, self.0)) }
+        }
+    }
+
+    /// [`super::pixel_row`] over pixels of at most 16 lanes of `P`'s type: each pixel one
+    /// masked 16-lane f32 chain (the 8-lane rows ran two chains a pixel, the second
+    /// overlapping the first). The same lerp chain and rounding on every lane as the
+    /// whole-vector rows, so the same bits.
+    ///
+    /// # Safety
+    /// As [`super::pixel_row`]; the CPU has what `P` uses; `lanes <= 16`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn masked_row<P: MaskedPx, const M: usize, const PX2: bool>(
+        src: *const u8,
+        base: &[usize; 8],
+        w: &[[f32; 2]; 3],
+        px: &[(usize, usize, f32, f32)],
+        lanes: usize,
+        out: *mut u8,
+        ostride: usize,
+        ty: P,
+    ) {
+        // SAFETY: the function's contract: every load and store is masked to the pixel's
+        // `lanes` lanes of a corner or of its output.
+        unsafe {
+            debug_assert!(lanes <= 16);
+            let k16 = ((1u32 << lanes) - 1) as u16;
+            let mut ws = [(_mm512_set1_ps(1.0), _mm512_setzero_ps()); 3];
+            for (a, x) in ws.iter_mut().enumerate().take(M) {
+                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
+            }
+            for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+                if PX2 {
+                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
+                }
+                let corner = |k: usize| super::corner::<M, PX2>(base, o0, o1, k);
+                let mut v = [_mm512_setzero_ps(); 8];
+                for (k, x) in v.iter_mut().enumerate().take(1 << M) {
+                    *x = ty.load(src.add(corner(k) * P::SIZE), k16);
+                }
+                let r = super::chain::<__m512, M>(|k| v[k], &ws);
+                ty.store(r, out.add(q * ostride), k16);
+            }
+        }
+    }
+
+    /// [`masked_row`] for bf16 to bf16 (oneDNN numerics) on AVX-512 BF16, pixels of 9 to 15
+    /// lanes.
     ///
     /// # Safety
     /// As [`super::pixel_row`]; the CPU has AVX-512F/BW/VL/BF16; `lanes <= 16`.
@@ -605,37 +705,12 @@ pub(crate) mod x86 {
         out: *mut u8,
         ostride: usize,
     ) {
-        // SAFETY: the function's contract: every load and store is masked to the pixel's
-        // `lanes` lanes of a corner or of its output.
-        unsafe {
-            debug_assert!(lanes <= 16);
-            let k16 = ((1u32 << lanes) - 1) as u16;
-            let mut ws = [(_mm512_set1_ps(1.0), _mm512_setzero_ps()); 3];
-            for (a, x) in ws.iter_mut().enumerate().take(M) {
-                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
-            }
-            let src = src as *const u16;
-            for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
-                if PX2 {
-                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
-                }
-                let corner = |k: usize| super::corner::<M, PX2>(base, o0, o1, k);
-                let mut v = [_mm512_setzero_ps(); 8];
-                for (k, x) in v.iter_mut().enumerate().take(1 << M) {
-                    let h = _mm256_maskz_loadu_epi16(k16, src.add(corner(k)) as *const _);
-                    *x = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)));
-                }
-                let r = super::chain::<__m512, M>(|k| v[k], &ws);
-                let r = std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(r));
-                _mm256_mask_storeu_epi16(out.add(q * ostride) as *mut _, k16, r);
-            }
-        }
+        // SAFETY: the caller's contract; the features `Bf16Px` uses are enabled.
+        unsafe { masked_row::<Bf16Px, M, PX2>(src, base, w, px, lanes, out, ostride, Bf16Px) }
     }
 
-    /// [`super::pixel_row`] for s8/u8 sources into s8/u8 (`q`'s type; bounded results, see
-    /// [`int8_avx512`]) on AVX-512 over pixels of 9 to 15 lanes: each pixel one masked
-    /// 16-lane f32 chain (the 8-lane row ran two chains a pixel, the second overlapping the
-    /// first). The same lerp chain and rounding on every lane, so the same bits.
+    /// [`masked_row`] for s8/u8 sources into s8/u8 (`q`'s type) on AVX-512, pixels of 9 to
+    /// 15 lanes.
     ///
     /// # Safety
     /// As [`super::pixel_row`]; the CPU has AVX-512F/BW/VL; `lanes <= 16`.
@@ -651,34 +726,9 @@ pub(crate) mod x86 {
         ostride: usize,
         q: IntStore,
     ) {
-        // SAFETY: the function's contract: every load and store is masked to the pixel's
-        // `lanes` lanes of a corner or of its output.
+        // SAFETY: the caller's contract; the features `Int8Px` uses are enabled.
         unsafe {
-            debug_assert!(lanes <= 16);
-            let k16 = ((1u32 << lanes) - 1) as u16;
-            let mut ws = [(_mm512_set1_ps(1.0), _mm512_setzero_ps()); 3];
-            for (a, x) in ws.iter_mut().enumerate().take(M) {
-                *x = (_mm512_set1_ps(w[a][0]), _mm512_set1_ps(w[a][1]));
-            }
-            for (p, &(o0, o1, w0, w1)) in px.iter().enumerate() {
-                if PX2 {
-                    ws[M - 1] = (_mm512_set1_ps(w0), _mm512_set1_ps(w1));
-                }
-                let corner = |k: usize| super::corner::<M, PX2>(base, o0, o1, k);
-                let mut v = [_mm512_setzero_ps(); 8];
-                for (k, x) in v.iter_mut().enumerate().take(1 << M) {
-                    let b = _mm_maskz_loadu_epi8(k16, src.add(corner(k)) as *const _);
-                    let i = if U8 {
-                        _mm512_cvtepu8_epi32(b)
-                    } else {
-                        _mm512_cvtepi8_epi32(b)
-                    };
-                    *x = _mm512_cvtepi32_ps(i);
-                }
-                let r = super::chain::<__m512, M>(|k| v[k], &ws);
-                let b = int8_avx512::<true>(r, q);
-                _mm_mask_storeu_epi8(out.add(p * ostride) as *mut _, k16, b);
-            }
+            masked_row::<Int8Px<U8>, M, PX2>(src, base, w, px, lanes, out, ostride, Int8Px(q))
         }
     }
 
