@@ -474,6 +474,12 @@ pixel_row_for!(
     std::arch::x86_64::__m512
 );
 pixel_row_for!(
+    pixel_row_avx512bw,
+    target_arch = "x86_64",
+    [target_feature(enable = "avx512f,avx512bw")],
+    std::arch::x86_64::__m512
+);
+pixel_row_for!(
     pixel_row_avx512bf16,
     target_arch = "x86_64",
     [target_feature(
@@ -716,7 +722,13 @@ pub(crate) unsafe fn lanes_row_narrow(
                         f(src, base, w, px, lanes, out, ostride, q);
                         return true;
                     }
-                    rows!(Int8Out::<true>(q), pixel_row_avx512)
+                    if avx512bw() {
+                        rows!(Int8Out::<true, true>(q), pixel_row_avx512bw)
+                    } else {
+                        rows!(Int8Out::<true>(q), pixel_row_avx512)
+                    }
+                } else if avx512bw() {
+                    rows!(Int8Out::<false, true>(q), pixel_row_avx512bw)
                 } else {
                     rows!(Int8Out::<false>(q), pixel_row_avx512)
                 }

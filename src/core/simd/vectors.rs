@@ -98,6 +98,23 @@ pub(crate) trait Sink<V: FVec>: Copy {
     /// the sink can).
     unsafe fn put<const NT: bool>(self, r: V, o: *mut u8, l: usize);
 
+    /// Whether [`Sink::put4`] narrows four vectors for less than four [`Sink::put`]s.
+    const QUAD: bool = false;
+
+    /// Bytes a lane takes in `out`.
+    const LANE_BYTES: usize;
+
+    /// Stores `r` as lanes `l..l + 4 * V::LANES` of the pixel at `o`, `r[0]` first.
+    #[inline(always)]
+    unsafe fn put4<const NT: bool>(self, r: [V; 4], o: *mut u8, l: usize) {
+        // SAFETY: the caller's four vectors' worth of lanes at `l`.
+        unsafe {
+            for (j, v) in r.into_iter().enumerate() {
+                self.put::<NT>(v, o, l + j * V::LANES);
+            }
+        }
+    }
+
     /// Stores lanes `l..l + n` (`n < V::LANES`) of the pixel at `o`: [`Widen::tail`] of
     /// `L` over corners `t.offs` with weights `t.w`. (The inputs, not a closure: a closure
     /// computing them was outlined without the target features, its intrinsics then calls,
@@ -117,6 +134,8 @@ pub(crate) struct TailIn {
 pub(crate) struct F32Out;
 
 impl<V: FVec> Sink<V> for F32Out {
+    const LANE_BYTES: usize = 4;
+
     #[inline(always)]
     unsafe fn put<const NT: bool>(self, r: V, o: *mut u8, l: usize) {
         // SAFETY: the caller's `V::LANES` writable f32 at lane `l` of the pixel at `o`.
@@ -173,13 +192,35 @@ pub(crate) unsafe fn pixel_row<
             *x = (V::splat(w[a][0]), V::splat(w[a][1]));
         }
         let full = lanes - lanes % V::LANES;
-        for (q, &(o0, o1, w0, w1)) in px.iter().enumerate() {
+        // One-vector pixels back to back in `out` (nCx16c, 16 channels) go four at a time.
+        let mut q0 = 0;
+        if S::QUAD && lanes == V::LANES && ostride == V::LANES * S::LANE_BYTES {
+            while q0 + 4 <= px.len() {
+                let r = [0, 1, 2, 3].map(|j| {
+                    let (o0, o1, w0, w1) = px[q0 + j];
+                    let mut ws = ws;
+                    if PX2 {
+                        ws[M - 1] = (V::splat(w0), V::splat(w1));
+                    }
+                    chain::<V, M>(|k| L::load(src, corner::<M, PX2>(base, o0, o1, k)), &ws)
+                });
+                sink.put4::<NT>(r, out.add(q0 * ostride), 0);
+                q0 += 4;
+            }
+        }
+        for (q, &(o0, o1, w0, w1)) in px.iter().enumerate().skip(q0) {
             if PX2 {
                 ws[M - 1] = (V::splat(w0), V::splat(w1));
             }
             let corner = |k: usize| corner::<M, PX2>(base, o0, o1, k);
             let o = out.add(q * ostride);
             let mut l = 0;
+            while S::QUAD && l + 4 * V::LANES <= full {
+                let r = [0, 1, 2, 3]
+                    .map(|j| chain::<V, M>(|k| L::load(src, corner(k) + l + j * V::LANES), &ws));
+                sink.put4::<NT>(r, o, l);
+                l += 4 * V::LANES;
+            }
             while l < full {
                 let r = chain::<V, M>(|k| L::load(src, corner(k) + l), &ws);
                 sink.put::<NT>(r, o, l);
@@ -298,14 +339,26 @@ pub(crate) mod x86 {
     pub(crate) unsafe fn int8_avx512<const BOUNDED: bool>(r: __m512, q: IntStore) -> __m128i {
         // SAFETY: AVX-512F, the caller's target feature.
         unsafe {
+            let i = int_avx512::<BOUNDED>(r, q);
+            match (BOUNDED, q.lo < 0.0) {
+                (true, true) => _mm512_cvtsepi32_epi8(i),
+                (true, false) => {
+                    _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()))
+                }
+                (false, _) => _mm512_cvtepi32_epi8(i),
+            }
+        }
+    }
+
+    /// The integers [`int8_avx512`] narrows: `BOUNDED` ones rounded alone, others with the
+    /// NaN and clamp steps first.
+    #[inline(always)]
+    unsafe fn int_avx512<const BOUNDED: bool>(r: __m512, q: IntStore) -> __m512i {
+        // SAFETY: AVX-512F, the caller's target feature.
+        unsafe {
             const RNE: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
             if BOUNDED {
-                let i = _mm512_cvt_roundps_epi32::<RNE>(r);
-                return if q.lo < 0.0 {
-                    _mm512_cvtsepi32_epi8(i)
-                } else {
-                    _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()))
-                };
+                return _mm512_cvt_roundps_epi32::<RNE>(r);
             }
             let v = _mm512_mask_blend_ps(
                 _mm512_cmp_ps_mask::<_CMP_ORD_Q>(r, r),
@@ -313,7 +366,36 @@ pub(crate) mod x86 {
                 r,
             );
             let v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(q.lo)), _mm512_set1_ps(q.hi));
-            _mm512_cvtepi32_epi8(_mm512_cvt_roundps_epi32::<RNE>(v))
+            _mm512_cvt_roundps_epi32::<RNE>(v)
+        }
+    }
+
+    /// [`int8_avx512`] on four vectors, `r[0]`'s bytes first: two 32-to-16 and one 16-to-8
+    /// saturating packs and a dword permute for all four, where each vector alone narrows
+    /// by a two-uop `vpmov*db` (nhwc u8 1x96 72x310->215x155 linear was bound by them).
+    /// The packs saturate exactly as the one-vector narrowing: `BOUNDED` integers as its
+    /// saturating `vpmov*db`, clamped ones lose nothing. Callers run under AVX-512BW.
+    #[inline(always)]
+    pub(crate) unsafe fn int8x64_avx512<const BOUNDED: bool>(
+        r: [__m512; 4],
+        q: IntStore,
+    ) -> __m512i {
+        // SAFETY: AVX-512F/BW, the caller's target features.
+        unsafe {
+            let i = r.map(|v| int_avx512::<BOUNDED>(v, q));
+            // Per 128-bit lane k: words r0[4k..4k+4] r1[..] | r2 r3, then bytes r0 r1 r2 r3.
+            let (a, b) = (
+                _mm512_packs_epi32(i[0], i[1]),
+                _mm512_packs_epi32(i[2], i[3]),
+            );
+            let y = if q.lo < 0.0 {
+                _mm512_packs_epi16(a, b)
+            } else {
+                _mm512_packus_epi16(a, b)
+            };
+            // Dword 4k + j holds r_j's lanes 4k..4k+4: gather each vector's four in order.
+            let idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+            _mm512_permutexvar_epi32(idx, y)
         }
     }
 
@@ -390,14 +472,26 @@ pub(crate) mod x86 {
     /// s8/u8 results narrowed in registers by [`IntStore`]'s rules: each lane's byte is the
     /// low byte of its exact integer (`BOUNDED`: see [`int8_avx512`]). Stores are plain
     /// (callers do not stream s8/u8 rows).
+    /// With `BW` (code compiled for AVX-512BW), four vectors narrow at once
+    /// ([`int8x64_avx512`]).
     #[derive(Clone, Copy)]
-    pub(crate) struct Int8Out<const BOUNDED: bool>(pub IntStore);
+    pub(crate) struct Int8Out<const BOUNDED: bool, const BW: bool = false>(pub IntStore);
 
-    impl<const B: bool> Sink<__m512> for Int8Out<B> {
+    impl<const B: bool, const BW: bool> Sink<__m512> for Int8Out<B, BW> {
         #[inline(always)]
         unsafe fn put<const NT: bool>(self, r: __m512, o: *mut u8, l: usize) {
             // SAFETY: the caller's 16 writable bytes at `o + l`, under AVX-512F.
             unsafe { _mm_storeu_si128(o.add(l) as *mut __m128i, int8_avx512::<B>(r, self.0)) }
+        }
+
+        const QUAD: bool = BW;
+        const LANE_BYTES: usize = 1;
+
+        #[inline(always)]
+        unsafe fn put4<const NT: bool>(self, r: [__m512; 4], o: *mut u8, l: usize) {
+            // SAFETY: the caller's 64 writable bytes at `o + l`; called (`QUAD`) only with
+            // `BW`, under AVX-512BW.
+            unsafe { _mm512_storeu_si512(o.add(l) as *mut _, int8x64_avx512::<B>(r, self.0)) }
         }
 
         #[inline(always)]
@@ -421,7 +515,9 @@ pub(crate) mod x86 {
         }
     }
 
-    impl<const B: bool> Sink<__m256> for Int8Out<B> {
+    impl<const B: bool, const BW: bool> Sink<__m256> for Int8Out<B, BW> {
+        const LANE_BYTES: usize = 1;
+
         #[inline(always)]
         unsafe fn put<const NT: bool>(self, r: __m256, o: *mut u8, l: usize) {
             // SAFETY: the caller's 8 writable bytes at `o + l`, under AVX2.
@@ -453,6 +549,8 @@ pub(crate) mod x86 {
     pub(crate) struct Bf16NeOut;
 
     impl Sink<__m512> for Bf16NeOut {
+        const LANE_BYTES: usize = 2;
+
         #[inline(always)]
         unsafe fn put<const NT: bool>(self, r: __m512, o: *mut u8, l: usize) {
             // SAFETY: the caller's 16 writable u16 at lane `l` of the pixel at `o`.
@@ -485,6 +583,8 @@ pub(crate) mod x86 {
     }
 
     impl Sink<__m256> for Bf16NeOut {
+        const LANE_BYTES: usize = 2;
+
         #[inline(always)]
         unsafe fn put<const NT: bool>(self, r: __m256, o: *mut u8, l: usize) {
             // SAFETY: the caller's 8 writable u16 at lane `l` of the pixel at `o`.
