@@ -496,9 +496,9 @@ pub(super) fn lanes_layout(dt: DataType, dims: &[usize], block: usize) -> Layout
 
 #[test]
 fn lanes_kernels_match_reference_bitwise() {
-    // Forward lanes walks (flat rows, per pixel, raw copies): C = 1..70, nhwc-like and
-    // blocked 8/16 with C not a multiple of the block, 1D-3D, up/downsampling, every type
-    // pair now and then, post-ops.
+    // Forward lanes walks (flat rows, per pixel, raw copies): C = 1..70 (now and then up to
+    // 140: pixels of 4-8 vectors), nhwc-like and blocked 8/16 with C not a multiple of the
+    // block, 1D-3D, up/downsampling, every type pair now and then, post-ops.
     let mut rng = Rng::new(88);
     let dts = [
         DataType::F32,
@@ -511,7 +511,10 @@ fn lanes_kernels_match_reference_bitwise() {
     let mut kinds = std::collections::HashMap::new();
     for case in 0..n_cases(1500) {
         let rank = rng.range(3, 5);
-        let c = rng.range(1, 70);
+        let c = match rng.below(8) {
+            0 => rng.range(70, 140),
+            _ => rng.range(1, 70),
+        };
         let block = rng.pick(&[1, 1, 8, 16]);
         let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
         let onednn = rng.below(3) != 0;
@@ -621,6 +624,61 @@ fn lanes_kernels_match_reference_bitwise() {
         reduced_run() || kinds.get("lanes_rows").copied().unwrap_or(0) > 500,
         "{kinds:?}"
     );
+}
+
+#[test]
+fn int8_pixel_quads_match_reference() {
+    // s8/u8 pixels of 1-7 whole vectors narrowed four vectors a store (AVX-512BW): back to
+    // back in groups of pixels (C = 16, 32, 48, 96, blocked 16) or within a pixel (64+),
+    // 1-D to 3-D downsampling (pixels read directly, the last axis' taps per pixel), from
+    // s8, u8 and f32 (clamped: specials included).
+    let mut rng = Rng::new(41);
+    let mut case = 0;
+    for &c in &[16, 32, 48, 64, 80, 96, 112] {
+        for &block in &[1, 16] {
+            for &(sdt, ddt) in &[
+                (DataType::U8, DataType::U8),
+                (DataType::S8, DataType::S8),
+                (DataType::F32, DataType::U8),
+                (DataType::F32, DataType::S8),
+            ] {
+                let rank = 3 + case % 3;
+                case += 1;
+                let mut sd = vec![2, c];
+                let mut dd = vec![2, c];
+                for _ in 2..rank {
+                    let i = rng.range(6, 13);
+                    sd.push(i);
+                    dd.push(rng.range(2, i - 1));
+                }
+                let p = onednn_forward(
+                    Algorithm::Linear,
+                    &lanes_layout(sdt, &sd, block),
+                    &lanes_layout(ddt, &dd, block),
+                );
+                let mut src = fill(&mut rng, &p.src);
+                if sdt == DataType::F32 {
+                    for (k, v) in [f32::NAN, f32::INFINITY, -1e30, 255.5].iter().enumerate() {
+                        let at = (k * 4 + rng.below(src.len() / 4) * 4) % src.len();
+                        src[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+                    }
+                }
+                let init = fill(&mut rng, &p.dst);
+                let mut slow = init.clone();
+                Plan::new(p.clone())
+                    .unwrap()
+                    .execute_reference(&src, &mut slow, &[])
+                    .unwrap();
+                for isa in crate::core::simd::available_isas() {
+                    let plan = Plan::with_isa(p.clone(), isa).unwrap();
+                    assert_eq!(plan.kernel_name(), "lanes_rows", "{:?}", plan.problem());
+                    let mut fast = init.clone();
+                    plan.execute(&src, &mut fast, &[]).unwrap();
+                    assert_same_bytes(&fast, &slow, case, &plan, isa);
+                }
+            }
+        }
+    }
 }
 
 #[test]

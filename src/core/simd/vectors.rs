@@ -91,6 +91,56 @@ unsafe fn chain<V: FVec, const M: usize>(ld: impl Fn(usize) -> V, w: &[(V, V); 3
     }
 }
 
+/// [`pixel_row`]'s pixels of `VPP` whole vectors each, back to back in `out`, in groups
+/// whose vectors fill whole [`Sink::put4`]s (4 pixels for odd `VPP`, else 2; at most 12
+/// vectors); returns
+/// the pixels written (whole groups).
+#[inline(always)]
+unsafe fn pixel_quads<
+    V: FVec,
+    L: Widen<V>,
+    S: Sink<V>,
+    const M: usize,
+    const PX2: bool,
+    const NT: bool,
+    const VPP: usize,
+>(
+    src: *const u8,
+    base: &[usize; 8],
+    ws: &[(V, V); 3],
+    px: &[(usize, usize, f32, f32)],
+    out: *mut u8,
+    sink: S,
+) -> usize {
+    // SAFETY: `pixel_row`'s contract: each pixel's corners plus `VPP * LANES` lie in `src`,
+    // its `VPP * LANES` lanes at `out` (pixels back to back) are writable.
+    unsafe {
+        let g = if VPP % 2 == 0 { 2 } else { 4 };
+        let mut r = [V::splat(0.0); 12];
+        let mut q0 = 0;
+        while q0 + g <= px.len() {
+            for j in 0..g {
+                let (o0, o1, w0, w1) = px[q0 + j];
+                let mut ws = *ws;
+                if PX2 {
+                    ws[M - 1] = (V::splat(w0), V::splat(w1));
+                }
+                for (i, x) in r[j * VPP..(j + 1) * VPP].iter_mut().enumerate() {
+                    let l = i * V::LANES;
+                    *x =
+                        chain::<V, M>(|k| L::load(src, corner::<M, PX2>(base, o0, o1, k) + l), &ws);
+                }
+            }
+            for k in 0..g * VPP / 4 {
+                let l = (q0 * VPP + 4 * k) * V::LANES;
+                sink.put4::<NT>([r[4 * k], r[4 * k + 1], r[4 * k + 2], r[4 * k + 3]], out, l);
+            }
+            q0 += g;
+        }
+        q0
+    }
+}
+
 /// Where [`pixel_row`] puts a pixel's results: f32 as they are ([`F32Out`]) or narrowed to
 /// the dst type in registers (the x86 `Int8Out` sinks), so there is no f32 pass between.
 pub(crate) trait Sink<V: FVec>: Copy {
@@ -192,22 +242,16 @@ pub(crate) unsafe fn pixel_row<
             *x = (V::splat(w[a][0]), V::splat(w[a][1]));
         }
         let full = lanes - lanes % V::LANES;
-        // One-vector pixels back to back in `out` (nCx16c, 16 channels) go four at a time.
-        let mut q0 = 0;
-        if S::QUAD && lanes == V::LANES && ostride == V::LANES * S::LANE_BYTES {
-            while q0 + 4 <= px.len() {
-                let r = [0, 1, 2, 3].map(|j| {
-                    let (o0, o1, w0, w1) = px[q0 + j];
-                    let mut ws = ws;
-                    if PX2 {
-                        ws[M - 1] = (V::splat(w0), V::splat(w1));
-                    }
-                    chain::<V, M>(|k| L::load(src, corner::<M, PX2>(base, o0, o1, k)), &ws)
-                });
-                sink.put4::<NT>(r, out.add(q0 * ostride), 0);
-                q0 += 4;
-            }
-        }
+        // Pixels of 1, 2, 3 or 6 whole vectors back to back in `out` (nCx16c; nhwc with C
+        // = 16, 32, 48 or 96) go in groups of whole quads, four vectors a store.
+        let q0 = match lanes / V::LANES {
+            _ if !S::QUAD || full != lanes || ostride != lanes * S::LANE_BYTES => 0,
+            1 => pixel_quads::<V, L, S, M, PX2, NT, 1>(src, base, &ws, px, out, sink),
+            2 => pixel_quads::<V, L, S, M, PX2, NT, 2>(src, base, &ws, px, out, sink),
+            3 => pixel_quads::<V, L, S, M, PX2, NT, 3>(src, base, &ws, px, out, sink),
+            6 => pixel_quads::<V, L, S, M, PX2, NT, 6>(src, base, &ws, px, out, sink),
+            _ => 0,
+        };
         for (q, &(o0, o1, w0, w1)) in px.iter().enumerate().skip(q0) {
             if PX2 {
                 ws[M - 1] = (V::splat(w0), V::splat(w1));
