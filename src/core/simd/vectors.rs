@@ -115,7 +115,7 @@ unsafe fn pixel_quads<
     // SAFETY: `pixel_row`'s contract: each pixel's corners plus `VPP * LANES` lie in `src`,
     // its `VPP * LANES` lanes at `out` (pixels back to back) are writable.
     unsafe {
-        let g = if VPP % 2 == 0 { 2 } else { 4 };
+        let g = if VPP.is_multiple_of(2) { 2 } else { 4 };
         let mut r = [V::splat(0.0); 12];
         let mut q0 = 0;
         while q0 + g <= px.len() {
