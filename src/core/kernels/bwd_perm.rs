@@ -112,9 +112,9 @@ impl Perm {
 }
 
 /// The tables for `segs` (diff_src rows of `n_in`, diff_dst rows of `n_out`) for `isa`:
-/// AVX-512 blocks of 16 elements over 32-column windows, else (with `quad`: f32 diff_dst)
-/// over 64 columns, else blocks of 8 over 32; AVX2 blocks of 8, else 4, over 16 columns;
-/// `None` for other ISAs or when more than a quarter of the blocks are wide.
+/// AVX-512 blocks of 16 elements over 32-column windows, else (with `quad`) over 64
+/// columns, else blocks of 8 over 32; AVX2 blocks of 8, else 4, over 16 columns; `None`
+/// for other ISAs or when more than a quarter of the blocks are wide.
 pub(crate) fn plan(isa: Isa, segs: &[Segs], n_in: usize, n_out: usize, quad: bool) -> Option<Perm> {
     match isa {
         Isa::Avx512 => blocks_of(isa, B, 2 * B, false, segs, n_in, n_out)
@@ -350,8 +350,8 @@ pub(crate) unsafe fn rows<const M: usize, const LIN: bool, const BF: bool, const
                 out,
                 blk: [blk; R],
             };
-            if perm.quad && !BF {
-                blocks_avx512::<M, LIN, false, R, true, true>(perm, &c, combos, n_in);
+            if perm.quad {
+                blocks_avx512::<M, LIN, BF, R, true, true>(perm, &c, combos, n_in);
             } else {
                 blocks_avx512::<M, LIN, BF, R, true, false>(perm, &c, combos, n_in);
             }
@@ -410,8 +410,8 @@ unsafe fn row_body<const M: usize, const LIN: bool, const BF: bool, const W: boo
                             out: [out; $k],
                             blk: std::array::from_fn(|k| blk + k),
                         };
-                        if perm.quad && !BF {
-                            blocks_avx512::<M, LIN, false, $k, false, true>(perm, &c, combos, n_in)
+                        if perm.quad {
+                            blocks_avx512::<M, LIN, BF, $k, false, true>(perm, &c, combos, n_in)
                         } else {
                             blocks_avx512::<M, LIN, BF, $k, false, false>(perm, &c, combos, n_in)
                         }
@@ -497,7 +497,7 @@ pub(crate) struct Chains<'a, const K: usize> {
 }
 
 /// The chains' blocks, their sums into their rows; `ONE`: all chains are one block (its
-/// slot tables are read once for all); `Q`: quad windows (f32 only), a slot's values
+/// slot tables are read once for all); `Q`: quad windows, a slot's values
 /// permuted from vectors 0-1 and 2-3 and blended on [`Slot::up`].
 ///
 /// # Safety
@@ -534,7 +534,37 @@ unsafe fn blocks_avx512<
                 // Masked loads: lanes past the row are not read (bf16: copied out).
                 let window = |src: *const u8, row: usize, sl: &Slot| {
                     let at = row + sl.ws as usize;
-                    if BF {
+                    if BF && Q {
+                        // 64 columns: two 32-column halves, each whole, a prefix or none.
+                        let r = (src as *const u16).wrapping_add(at);
+                        let half = |r: *const u16, n: usize| match n {
+                            0 => _mm512_setzero_si512(),
+                            n if n >= 2 * B => _mm512_loadu_si512(r as *const _),
+                            n => bf16_prefix_avx512(r, n),
+                        };
+                        let n = match sl.full {
+                            true => 4 * B,
+                            false => {
+                                (sl.lo.count_ones()
+                                    + sl.hi.count_ones()
+                                    + sl.q2.count_ones()
+                                    + sl.q3.count_ones()) as usize
+                            }
+                        };
+                        let (v0, v1) = (
+                            half(r, n),
+                            half(r.wrapping_add(2 * B), n.saturating_sub(2 * B)),
+                        );
+                        let f32s = |h: __m256i| {
+                            _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+                        };
+                        [
+                            f32s(_mm512_castsi512_si256(v0)),
+                            f32s(_mm512_extracti64x4_epi64::<1>(v0)),
+                            f32s(_mm512_castsi512_si256(v1)),
+                            f32s(_mm512_extracti64x4_epi64::<1>(v1)),
+                        ]
+                    } else if BF {
                         let r = (src as *const u16).wrapping_add(at);
                         let v = if sl.full {
                             _mm512_loadu_si512(r as *const _)

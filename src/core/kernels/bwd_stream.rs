@@ -114,7 +114,7 @@ pub(crate) struct StreamGeom {
     /// diff_src pixels per run of a laned walk: long rows are split into chunks of about
     /// [`CHUNK`] lanes (bounded buffers, work for every thread on one row).
     pub chunk: usize,
-    /// Unlaned f32 diff_dst rows whose blocks read windows (see [`super::bwd_perm`]).
+    /// Unlaned f32 or bf16 diff_dst rows whose blocks read windows (see [`super::bwd_perm`]).
     pub perm: Option<super::bwd_perm::Perm>,
     /// The resampled axes other than `w`, in order.
     pub others: Vec<usize>,
@@ -551,6 +551,8 @@ fn padded(s: &Segs) -> Option<Padded> {
 
 /// Longest fixed-stride rows that take quad windows (see [`plan`]).
 const QUAD_STRIDED: usize = 96;
+/// Shortest bf16 nearest rows that take quad windows.
+const QUAD_BF16_NEAREST: usize = 64;
 
 /// The streaming geometry for a backward problem, or `None` when it does not apply.
 /// `lane` is the lane axis of a laned walk; without it, `w` must be the last axis with unit
@@ -671,7 +673,14 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
         && matches!(s.dtype, DataType::F32 | DataType::Bf16)
         && !(nearest && unrolled))
         .then(|| {
-            let quad = s.dtype == DataType::F32;
+            // bf16 quad windows convert four vectors a window: short nearest rows (one
+            // product a slot) lose on them (1 thread, ms, blocks of 8 -> quad: nchw 8x64
+            // 40x40 <- 100x100 1.37 -> 1.63; 8x16 80x80 <- 200x200 1.06 -> 1.02).
+            let quad = match s.dtype {
+                DataType::F32 => true,
+                DataType::Bf16 => !nearest || d.dims[w] >= QUAD_BF16_NEAREST,
+                _ => false,
+            };
             super::bwd_perm::plan(simd::isa(), &segs, d.dims[w], s.dims[w], quad)
         })
         .flatten()
@@ -691,7 +700,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables, lane: Option<LaneAxis>) -> Option<St
                 // 80x80 <- 240x240 2.6 -> 1.9, 2x8 160x160 <- 480x480 2.0 -> 2.0, 4x8 50x100
                 // <- 50x300 0.28 -> 0.36, 50x400 <- 50x1200 0.85 -> 1.38; non-integer
                 // ratios take them (1x16 40000 <- 100000: 8-lane windows 2.55 -> 1.13).
-                (simd::Isa::Avx512, 16, DataType::F32) if pm.quad => {
+                // bf16 likewise: 1x16 40000 <- 100000 linear 2.45 -> 1.06, nearest 0.83 ->
+                // 0.39; 8x64 40x40 <- 120x120 linear (loops before) 7.98 -> 5.52; 8x8
+                // 80x80 <- 240x240 2.64 -> 2.28; 3-D 2x8 12x45x100 <- 30x40x250 10.9 -> 8.5.
+                (simd::Isa::Avx512, 16, DataType::F32 | DataType::Bf16) if pm.quad => {
                     !strided || d.dims[w] <= QUAD_STRIDED
                 }
                 (simd::Isa::Avx512, 16, DataType::F32) => true,
