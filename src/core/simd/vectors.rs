@@ -260,8 +260,11 @@ pub(crate) unsafe fn pixel_row<
             let o = out.add(q * ostride);
             let mut l = 0;
             while S::QUAD && l + 4 * V::LANES <= full {
-                let r = [0, 1, 2, 3]
-                    .map(|j| chain::<V, M>(|k| L::load(src, corner(k) + l + j * V::LANES), &ws));
+                // (Called in place: `array::map`'s closures may be outlined without the
+                // target features, their intrinsics then calls.)
+                let v =
+                    |j: usize| chain::<V, M>(|k| L::load(src, corner(k) + l + j * V::LANES), &ws);
+                let r = [v(0), v(1), v(2), v(3)];
                 sink.put4::<NT>(r, o, l);
                 l += 4 * V::LANES;
             }
@@ -426,7 +429,13 @@ pub(crate) mod x86 {
     ) -> __m512i {
         // SAFETY: AVX-512F/BW, the caller's target features.
         unsafe {
-            let i = r.map(|v| int_avx512::<BOUNDED>(v, q));
+            // (No `array::map`: its closure was outlined without the target features.)
+            let i = [
+                int_avx512::<BOUNDED>(r[0], q),
+                int_avx512::<BOUNDED>(r[1], q),
+                int_avx512::<BOUNDED>(r[2], q),
+                int_avx512::<BOUNDED>(r[3], q),
+            ];
             // Per 128-bit lane k: words r0[4k..4k+4] r1[..] | r2 r3, then bytes r0 r1 r2 r3.
             let (a, b) = (
                 _mm512_packs_epi32(i[0], i[1]),
