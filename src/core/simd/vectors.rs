@@ -93,8 +93,7 @@ unsafe fn chain<V: FVec, const M: usize>(ld: impl Fn(usize) -> V, w: &[(V, V); 3
 
 /// [`pixel_row`]'s pixels of `VPP` whole vectors each, back to back in `out`, in groups
 /// whose vectors fill whole [`Sink::put4`]s (4 pixels for odd `VPP`, else 2; at most 12
-/// vectors); returns
-/// the pixels written (whole groups).
+/// vectors); returns the pixels written (whole groups).
 #[inline(always)]
 unsafe fn pixel_quads<
     V: FVec,
