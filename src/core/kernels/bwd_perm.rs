@@ -534,16 +534,12 @@ unsafe fn blocks_avx512<
                 // Masked loads: lanes past the row are not read (bf16: copied out).
                 let window = |src: *const u8, row: usize, sl: &Slot| {
                     let at = row + sl.ws as usize;
-                    if BF && Q {
-                        // 64 columns: two 32-column halves, each whole, a prefix or none.
+                    if BF {
+                        // 32 columns (64 with `Q`) in halves of 32, each loaded whole, as a
+                        // prefix or not at all. (`q2`, `q3` are empty without `Q`.)
                         let r = (src as *const u16).wrapping_add(at);
-                        let half = |r: *const u16, n: usize| match n {
-                            0 => _mm512_setzero_si512(),
-                            n if n >= 2 * B => _mm512_loadu_si512(r as *const _),
-                            n => bf16_prefix_avx512(r, n),
-                        };
                         let n = match sl.full {
-                            true => 4 * B,
+                            true => 2 * B * (1 + Q as usize),
                             false => {
                                 (sl.lo.count_ones()
                                     + sl.hi.count_ones()
@@ -551,37 +547,30 @@ unsafe fn blocks_avx512<
                                     + sl.q3.count_ones()) as usize
                             }
                         };
-                        let (v0, v1) = (
-                            half(r, n),
-                            half(r.wrapping_add(2 * B), n.saturating_sub(2 * B)),
-                        );
+                        let half = |r: *const u16, n: usize| match n {
+                            0 => _mm512_setzero_si512(),
+                            n if n >= 2 * B => _mm512_loadu_si512(r as *const _),
+                            n => bf16_prefix_avx512(r, n),
+                        };
                         let f32s = |h: __m256i| {
                             _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
                         };
-                        [
+                        let v0 = half(r, n);
+                        let (lo, hi) = (
                             f32s(_mm512_castsi512_si256(v0)),
                             f32s(_mm512_extracti64x4_epi64::<1>(v0)),
-                            f32s(_mm512_castsi512_si256(v1)),
-                            f32s(_mm512_extracti64x4_epi64::<1>(v1)),
-                        ]
-                    } else if BF {
-                        let r = (src as *const u16).wrapping_add(at);
-                        let v = if sl.full {
-                            _mm512_loadu_si512(r as *const _)
+                        );
+                        if Q {
+                            let v1 = half(r.wrapping_add(2 * B), n.saturating_sub(2 * B));
+                            [
+                                lo,
+                                hi,
+                                f32s(_mm512_castsi512_si256(v1)),
+                                f32s(_mm512_extracti64x4_epi64::<1>(v1)),
+                            ]
                         } else {
-                            let n = sl.lo.count_ones() + sl.hi.count_ones();
-                            bf16_prefix_avx512(r, n as usize)
-                        };
-                        let f32s = |h: __m256i| {
-                            _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
-                        };
-                        let z = _mm512_setzero_ps();
-                        [
-                            f32s(_mm512_castsi512_si256(v)),
-                            f32s(_mm512_extracti64x4_epi64::<1>(v)),
-                            z,
-                            z,
-                        ]
+                            [lo, hi, _mm512_setzero_ps(), _mm512_setzero_ps()]
+                        }
                     } else {
                         let r = (src as *const f32).wrapping_add(at);
                         let z = _mm512_setzero_ps();
