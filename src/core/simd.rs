@@ -1592,18 +1592,24 @@ fn skips_pixels(offs: &[u32], ssz: usize, bytes: usize) -> bool {
     }
 }
 
-/// Asks for the `bytes` from `src` (every line they touch) ahead of their use; nothing off
-/// x86-64.
+/// Asks for the `bytes` from `src` (every line they touch) ahead of their use, into L1, or
+/// into L2 only with `L2` (data coming from memory, where requests into L1 can hold up the
+/// loads they run ahead of: see `bwd_twice`'s `Ahead`); nothing off x86-64.
 #[inline]
-pub(crate) fn prefetch_span(src: *const u8, bytes: usize) {
+pub(crate) fn prefetch_span<const L2: bool>(src: *const u8, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
         let end = src.wrapping_add(bytes);
         let mut a = src.wrapping_sub(src as usize % 64);
         while a < end {
             // SAFETY: a prefetch never faults and reads nothing into the program.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(a as *const i8) };
+            unsafe {
+                match L2 {
+                    true => _mm_prefetch::<_MM_HINT_T1>(a as *const i8),
+                    false => _mm_prefetch::<_MM_HINT_T0>(a as *const i8),
+                }
+            };
             a = a.wrapping_add(64);
         }
     }

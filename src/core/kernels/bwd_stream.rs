@@ -1019,7 +1019,7 @@ impl ReadAhead {
             d => d,
         };
         if from < target {
-            simd::prefetch_span(from as *const u8, target - from);
+            simd::prefetch_span::<false>(from as *const u8, target - from);
             self.done = target;
         }
     }

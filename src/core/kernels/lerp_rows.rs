@@ -72,7 +72,7 @@ pub(super) unsafe fn prefetch_ahead(
         for o in offs {
             let at = o + i as usize * hs + lo;
             // SAFETY: the caller's contract.
-            simd::prefetch_span(unsafe { src.add(at * sz) }, bytes);
+            simd::prefetch_span::<false>(unsafe { src.add(at * sz) }, bytes);
         }
     }
 }
