@@ -83,6 +83,9 @@ pub(crate) struct TwiceGeom {
     /// Runs per plane (row chunks of `chunk_rows`).
     pub chunks: usize,
     pub runs: usize,
+    /// diff_dst and diff_src fit one core's L2: the walk asks for nothing ahead (see
+    /// [`Ahead::new`]).
+    pub in_l2: bool,
 }
 
 /// Rows at least this wide take this walk before `bwd_tiny`'s transposed planes (nchw f32 8x64,
@@ -218,6 +221,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TwiceGeom> {
         chunk_rows,
         chunks,
         runs: planes.checked_mul(chunks)?,
+        in_l2: s
+            .span_bytes()
+            .and_then(|a| a.checked_add(d.span_bytes()?))
+            .is_some_and(|b| b <= super::super::cache::l2_per_core()),
     })
 }
 
@@ -248,15 +255,7 @@ pub(crate) unsafe fn run(
         // Two rows of partial sums, whole blocks (see `step`).
         let mut part = AlignedBuf::<f32>::zeroed(2 * g.starts.len() * g.lanes);
         let es = s.dtype.size();
-        // Within one core's L2 the requests cost more than they save (1 thread, Zen 4, side
-        // by side, nchw f32 1x16 32x32 <- 64x64 0.85x the time without, AVX2 0.87x); from
-        // L3 they still pay on AVX2 (1x64 56x56 <- 112x112 1.07-1.12x without).
-        let bytes = s
-            .span_bytes()
-            .unwrap_or(usize::MAX)
-            .saturating_add(d.span_bytes().unwrap_or(usize::MAX));
-        let reach =
-            (bytes > super::super::cache::l2_per_core()).then(super::super::streaming::beyond);
+        let reach = (!g.in_l2).then(super::super::streaming::beyond);
         let mut ahead = Ahead::new(sp * es, es * s.dims[g.w], reach);
         let mut runs = Runs::new(
             p,
@@ -474,16 +473,20 @@ struct Ahead {
     cur: (*const u8, usize, usize),
     row: Option<usize>,
     next: Option<(*const u8, usize, usize)>,
-    /// Into L2 only: for a plane walk coming from memory. Into L1 as well, the requests in
-    /// flight held up the walk there (1 thread, Zen 4, nchw f32 8x64 56x56 <- 112x112 3.26-3.44 ->
-    /// 2.42-2.89 ms, 8x256 32x32 <- 64x64 4.67-4.99 -> 3.84-4.26; 2 threads 2.10 -> 1.54,
-    /// 2.59 -> 2.27); from cache, into L1 stays ahead (1x16 56x56 <- 112x112 2-5%).
+    /// Into L2 only (see [`Ahead::new`]).
     l2: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Ahead {
     /// `reach`: `None` asks for nothing, `Some(l2)` into L2 only or into L1 as well.
+    ///
+    /// Nothing within one core's L2: the requests cost more than they save (1 thread, Zen 4,
+    /// side by side, nchw f32 1x16 32x32 <- 64x64 0.85x the time without, AVX2 0.87x); from
+    /// L3 they still pay on AVX2 (1x64 56x56 <- 112x112 1.07-1.12x without). Into L2 only
+    /// from memory: into L1 too, the requests in flight held up the walk there (nchw f32
+    /// 8x64 56x56 <- 112x112 3.26-3.44 -> 2.42-2.89 ms, 8x256 32x32 <- 64x64 4.67-4.99 ->
+    /// 3.84-4.26; 2 threads 2.10 -> 1.54, 2.59 -> 2.27).
     fn new(sp: usize, row_bytes: usize, reach: Option<bool>) -> Self {
         Ahead {
             l2: reach == Some(true),
@@ -517,7 +520,6 @@ impl Ahead {
     /// Asks for the next `n` rows of the stream.
     #[inline(always)]
     fn ask(&mut self, n: usize) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
         if self.dist == 0 {
             return;
         }
@@ -530,15 +532,10 @@ impl Ahead {
                 self.row = Some(nx.2);
                 continue;
             };
-            let p = self.cur.0.wrapping_add(r * self.sp) as *const i8;
-            for k in (0..self.row_bytes).step_by(64) {
-                // SAFETY: a prefetch does not fault; the row lies in diff_dst anyway.
-                unsafe {
-                    match self.l2 {
-                        true => _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(k)),
-                        false => _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(k)),
-                    }
-                }
+            let p = self.cur.0.wrapping_add(r * self.sp);
+            match self.l2 {
+                true => simd::prefetch_span::<true>(p, self.row_bytes),
+                false => simd::prefetch_span::<false>(p, self.row_bytes),
             }
             self.row = (r > self.cur.1).then(|| r - 1);
         }
