@@ -981,17 +981,15 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
     }
 }
 
-/// Software read-ahead of diff_dst for walks whose rows move forward through it: the
-/// bytes past the furthest row read so far are prefetched up to [`READ_AHEAD`] beyond it,
-/// each line once. A row's terms jump between several diff_dst rows (4 per 2x linear
-/// row) and its arithmetic is long, so the hardware prefetchers alone left one thread
-/// waiting on memory.
+/// Software read-ahead of diff_dst for walks whose rows move forward through it, from the
+/// end of the furthest row read so far. A row's terms jump between several diff_dst rows
+/// (4 per 2x linear row) and its arithmetic is long, so the hardware prefetchers alone left
+/// one thread waiting on memory.
 #[cfg(target_arch = "x86_64")]
 struct ReadAhead {
     /// Bytes a diff_dst row spans.
     row: usize,
-    /// Address prefetched up to.
-    done: usize,
+    cursor: super::read_ahead::ReadAhead,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1000,7 +998,10 @@ const READ_AHEAD: usize = 2048;
 #[cfg(target_arch = "x86_64")]
 impl ReadAhead {
     fn new(row: usize) -> Self {
-        ReadAhead { row, done: 0 }
+        ReadAhead {
+            row,
+            cursor: super::read_ahead::ReadAhead::new(READ_AHEAD, false),
+        }
     }
 
     /// Prefetches ahead of the rows of `terms` (offsets in elements of `size` bytes from
@@ -1009,19 +1010,7 @@ impl ReadAhead {
         let Some(hi) = terms.iter().map(|t| t.off).max() else {
             return;
         };
-        let end = (src as usize).wrapping_add(hi * size + self.row);
-        let target = end.wrapping_add(READ_AHEAD);
-        // Rows read before the furthest one (a 2x row's first two) leave the mark where it
-        // is; behind the rows, or far ahead of them after a jump back (another plane), it
-        // starts again from the rows' end.
-        let from = match self.done {
-            d if d < end || d > target.wrapping_add(READ_AHEAD) => end,
-            d => d,
-        };
-        if from < target {
-            simd::prefetch_span::<false>(from as *const u8, target - from);
-            self.done = target;
-        }
+        self.cursor.reach(src.wrapping_add(hi * size + self.row));
     }
 }
 

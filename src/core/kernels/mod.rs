@@ -48,6 +48,7 @@ mod lanes_rows;
 mod lerp_rows;
 mod nt_batch;
 pub(crate) mod planes;
+pub(crate) mod read_ahead;
 mod rows;
 mod wide_taps;
 

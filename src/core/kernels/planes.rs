@@ -5,6 +5,7 @@
 //! its outputs (`b(w0)*ww0 + b(w1)*ww1`) through per-column tables built at plan time. Same
 //! products and sums in the same order as the reference.
 
+use super::read_ahead::ReadAhead;
 use super::{simd, PixelTaps, Runs};
 use crate::core::aligned::AlignedBuf;
 use crate::core::dtype::DataType;
@@ -214,6 +215,14 @@ const GROUP_SPAN: usize = 32;
 const GROUP_OUT: usize = 64;
 
 impl PlaneGeom {
+    /// The end of a row's source rows (`a0`, `a1`: its H taps) from a plane at `src`, in
+    /// elements of `esz` bytes (the row reads no further).
+    #[inline(always)]
+    fn row_end(&self, src: *const u8, a0: u32, a1: u32, esz: usize) -> *const u8 {
+        let last = if self.blend_h { a0.max(a1) } else { a0 };
+        src.wrapping_add((last as usize + self.iw) * esz)
+    }
+
     pub fn outputs(&self) -> usize {
         self.rows.len() * self.ow
     }
@@ -479,7 +488,13 @@ fn group(
 /// One plane, row by row: the H blend of the row's source rows (contiguous, vectorised),
 /// then the W lerp of its outputs from the blended row.
 #[inline(always)]
-unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
+unsafe fn plane_body(
+    src: *const f32,
+    dst: *mut f32,
+    g: &PlaneGeom,
+    buf: &mut [f32],
+    ahead: &mut ReadAhead,
+) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
@@ -488,6 +503,7 @@ unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f
         let b = &mut buf[..iw];
         let (c, e, p, q) = (&g.c[..ow], &g.e[..ow], &g.p[..ow], &g.q[..ow]);
         for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
+            ahead.reach(g.row_end(src as *const u8, a0, a1, 4));
             let s0 = std::slice::from_raw_parts(src.add(a0 as usize), iw);
             let b: &[f32] = if g.blend_h {
                 let s1 = std::slice::from_raw_parts(src.add(a1 as usize), iw);
@@ -517,10 +533,11 @@ unsafe fn plane_body(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f
 /// `ow <= 16 * NV`; `iw <= 32`, or `iw <= 64` with `W4`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! permute_body {
-    ($bf:literal, $src:expr, $dst:expr, $g:expr) => {{
+    ($bf:literal, $src:expr, $dst:expr, $g:expr, $ahead:expr) => {{
         use std::arch::x86_64::*;
         const BF: bool = $bf;
         let (src, dst, g): (*const u8, *mut u8, &PlaneGeom) = ($src, $dst, $g);
+        let ahead: &mut ReadAhead = $ahead;
         let (iw, ow) = (g.iw, g.ow);
         let mask = |n: usize| -> __mmask16 { ((1u32 << n.min(16)) - 1) as __mmask16 };
         let m: [__mmask16; 4] = std::array::from_fn(|k| mask(iw.saturating_sub(16 * k)));
@@ -552,6 +569,7 @@ macro_rules! permute_body {
         };
         let esz = if BF { 2 } else { 4 };
         for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
+            ahead.reach(g.row_end(src, a0, a1, esz));
             let (s0, s1) = (src.add(a0 as usize * esz), src.add(a1 as usize * esz));
             let (u, v) = (_mm512_set1_ps(u), _mm512_set1_ps(v));
             let blend = |m: __mmask16, k: usize| {
@@ -602,14 +620,14 @@ macro_rules! permute_body {
 /// input vectors (`W4`) past 32 columns.
 #[cfg(target_arch = "x86_64")]
 macro_rules! by_shape {
-    ($k:ident, $s:expr, $d:expr, $g:expr) => {
+    ($k:ident, $s:expr, $d:expr, $g:expr, $a:expr) => {
         match ($g.ow, $g.iw <= 32) {
-            (0..=16, true) => $k::<1, false>($s, $d, $g),
-            (17..=32, true) => $k::<2, false>($s, $d, $g),
-            (_, true) => $k::<4, false>($s, $d, $g),
-            (0..=16, false) => $k::<1, true>($s, $d, $g),
-            (17..=32, false) => $k::<2, true>($s, $d, $g),
-            (_, false) => $k::<4, true>($s, $d, $g),
+            (0..=16, true) => $k::<1, false>($s, $d, $g, $a),
+            (17..=32, true) => $k::<2, false>($s, $d, $g, $a),
+            (_, true) => $k::<4, false>($s, $d, $g, $a),
+            (0..=16, false) => $k::<1, true>($s, $d, $g, $a),
+            (17..=32, false) => $k::<2, true>($s, $d, $g, $a),
+            (_, false) => $k::<4, true>($s, $d, $g, $a),
         }
     };
 }
@@ -628,9 +646,10 @@ unsafe fn plane_avx512_permute<const NV: usize, const W4: bool>(
     src: *const f32,
     dst: *mut f32,
     g: &PlaneGeom,
+    ahead: &mut ReadAhead,
 ) {
     // SAFETY: the caller's (`permute_body`'s contract), AVX-512F detected.
-    unsafe { permute_body!(false, src as *const u8, dst as *mut u8, g) }
+    unsafe { permute_body!(false, src as *const u8, dst as *mut u8, g, ahead) }
 }
 
 /// [`plane_avx512_permute`] from bf16 to bf16 under oneDNN numerics, converting in
@@ -643,9 +662,10 @@ unsafe fn plane_avx512_permute_bf16<const NV: usize, const W4: bool>(
     src: *const u16,
     dst: *mut u16,
     g: &PlaneGeom,
+    ahead: &mut ReadAhead,
 ) {
     // SAFETY: the caller's (`permute_body`'s contract), the features detected.
-    unsafe { permute_body!(true, src as *const u8, dst as *mut u8, g) }
+    unsafe { permute_body!(true, src as *const u8, dst as *mut u8, g, ahead) }
 }
 
 /// `n` consecutive planes from `src` (`gr.step` apart) to `dst` (back to back), a group at
@@ -801,6 +821,7 @@ unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool, const SHARED: b
     dst: *mut f32,
     g: &PlaneGeom,
     w: &Windows,
+    ahead: &mut ReadAhead,
 ) {
     // SAFETY: the function's contract above; the window tables index below `8 * NW`.
     unsafe {
@@ -813,6 +834,7 @@ unsafe fn plane_avx2_windows<const NW: usize, const BLEND: bool, const SHARED: b
         // Short rows' stores that would reach past the plane are masked.
         let end = g.rows.len() * ow;
         for (r, &(a0, a1, u, v)) in g.rows.iter().enumerate() {
+            ahead.reach(g.row_end(src as *const u8, a0, a1, 4));
             let (s0, s1) = (src.add(a0 as usize), src.add(a1 as usize));
             let (u, v) = (_mm256_set1_ps(u), _mm256_set1_ps(v));
             let d = dst.add(r * ow);
@@ -888,21 +910,33 @@ unsafe fn grouped(src: *const f32, dst: *mut f32, n: usize, g: &PlaneGeom, gr: &
     }
 }
 
-unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
+unsafe fn plane(
+    src: *const f32,
+    dst: *mut f32,
+    g: &PlaneGeom,
+    buf: &mut [f32],
+    ahead: &mut ReadAhead,
+) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2"))]
-        unsafe fn avx2(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) {
+        unsafe fn avx2(
+            src: *const f32,
+            dst: *mut f32,
+            g: &PlaneGeom,
+            buf: &mut [f32],
+            ahead: &mut ReadAhead,
+        ) {
             // SAFETY: called only when `isa()` says the CPU has the feature; the plane's
             // contract is the caller's.
-            unsafe { plane_body(src, dst, g, buf) }
+            unsafe { plane_body(src, dst, g, buf, ahead) }
         }
         match simd::isa() {
             #[cfg(target_arch = "x86_64")]
             simd::Isa::Avx512 if g.iw <= PERMUTE_COLS => {
-                by_shape!(plane_avx512_permute, src, dst, g)
+                by_shape!(plane_avx512_permute, src, dst, g, ahead)
             }
             #[cfg(target_arch = "x86_64")]
             simd::Isa::Avx512 | simd::Isa::Avx2 if g.windows.is_some() => {
@@ -910,10 +944,10 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
                 macro_rules! by_nw {
                     ($blend:literal, $shared:literal) => {
                         match w.nw {
-                            1 => plane_avx2_windows::<1, $blend, $shared>(src, dst, g, w),
-                            2 => plane_avx2_windows::<2, $blend, $shared>(src, dst, g, w),
-                            3 => plane_avx2_windows::<3, $blend, $shared>(src, dst, g, w),
-                            _ => plane_avx2_windows::<4, $blend, $shared>(src, dst, g, w),
+                            1 => plane_avx2_windows::<1, $blend, $shared>(src, dst, g, w, ahead),
+                            2 => plane_avx2_windows::<2, $blend, $shared>(src, dst, g, w, ahead),
+                            3 => plane_avx2_windows::<3, $blend, $shared>(src, dst, g, w, ahead),
+                            _ => plane_avx2_windows::<4, $blend, $shared>(src, dst, g, w, ahead),
                         }
                     };
                 }
@@ -924,8 +958,8 @@ unsafe fn plane(src: *const f32, dst: *mut f32, g: &PlaneGeom, buf: &mut [f32]) 
                     (false, false) => by_nw!(false, false),
                 }
             }
-            simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf),
-            simd::Isa::Base | simd::Isa::Neon => plane_body(src, dst, g, buf),
+            simd::Isa::Avx512 | simd::Isa::Avx2 => avx2(src, dst, g, buf, ahead),
+            simd::Isa::Base | simd::Isa::Neon => plane_body(src, dst, g, buf, ahead),
         }
     }
 }
@@ -987,6 +1021,8 @@ pub(crate) unsafe fn run(
     // Outputs beyond the cache go out with streamed stores (`streaming`); the fused bf16
     // path stores its vectors itself, through the cache.
     let stream = crate::core::streaming::now() && !bf16;
+    // Sources read in place from memory are asked for ahead of the rows (`read_ahead`).
+    let mut ahead = ReadAhead::from_memory(direct && crate::core::streaming::beyond());
     let inner = (0..p.dst.rank()).rev().find(|&a| runs.ext[a] > 1);
     // The depth taps of the `k` planes from `runs` along the depth axis (src offsets of
     // their two source planes' bases, from the source base they share, and weights), for
@@ -1080,7 +1116,7 @@ pub(crate) unsafe fn run(
                 let (sp, dp) = (bufs.src as *const u16, bufs.dst as *mut u16);
                 for k in 0..n {
                     let (s, d) = (sp.add(sbase + k * sstep), dp.add(doff + k * out_n));
-                    by_shape!(plane_avx512_permute_bf16, s, d, g);
+                    by_shape!(plane_avx512_permute_bf16, s, d, g, &mut ahead);
                 }
             }
             continue;
@@ -1106,7 +1142,13 @@ pub(crate) unsafe fn run(
                 Some(gr) => grouped(sp, dp, n, g, gr),
                 None => {
                     for k in 0..n {
-                        plane(sp.add(k * sstep), dp.add(k * out_n), g, &mut buf);
+                        plane(
+                            sp.add(k * sstep),
+                            dp.add(k * out_n),
+                            g,
+                            &mut buf,
+                            &mut ahead,
+                        );
                     }
                 }
             };
