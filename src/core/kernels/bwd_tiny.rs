@@ -722,8 +722,9 @@ mod x86 {
             for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
                 ahead.ask(e, sp);
                 let mut acc = [_mm512_setzero_ps(); K];
-                for t in t0 as usize..t1 as usize {
-                    let i = g.toff[t] as usize;
+                let (t0, t1) = (t0 as usize, t1 as usize);
+                for (&i, tw) in g.toff[t0..t1].iter().zip(&g.tw[t0..t1]) {
+                    let i = i as usize;
                     for (k, a) in acc.iter_mut().enumerate() {
                         let j = i + 16 * k;
                         let mut x = if BF16 {
@@ -734,7 +735,7 @@ mod x86 {
                         } else {
                             _mm512_loadu_ps((sp as *const f32).add(j))
                         };
-                        for &wa in &g.tw[t][..M] {
+                        for &wa in &tw[..M] {
                             x = _mm512_mul_ps(x, _mm512_set1_ps(wa));
                         }
                         *a = _mm512_add_ps(*a, x);
@@ -772,8 +773,9 @@ mod x86 {
             for (e, &(eoff, t0, t1)) in elems.iter().enumerate() {
                 ahead.ask(e, sp);
                 let mut acc = [_mm256_setzero_ps(); K];
-                for t in t0 as usize..t1 as usize {
-                    let i = g.toff[t] as usize;
+                let (t0, t1) = (t0 as usize, t1 as usize);
+                for (&i, tw) in g.toff[t0..t1].iter().zip(&g.tw[t0..t1]) {
+                    let i = i as usize;
                     for (k, a) in acc.iter_mut().enumerate() {
                         let mut x = if BF16 {
                             let h = _mm_loadu_si128(
@@ -785,7 +787,7 @@ mod x86 {
                         } else {
                             _mm256_loadu_ps((sp as *const f32).add(i + 8 * k))
                         };
-                        for &wa in &g.tw[t][..M] {
+                        for &wa in &tw[..M] {
                             x = _mm256_mul_ps(x, _mm256_set1_ps(wa));
                         }
                         *a = _mm256_add_ps(*a, x);
