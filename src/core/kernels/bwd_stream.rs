@@ -984,11 +984,13 @@ unsafe fn unlaned(p: &Problem, t: &Tables, g: &StreamGeom, b: Bufs<'_>, start: u
 /// Software read-ahead of diff_dst for walks whose rows move forward through it, from the
 /// end of the furthest row read so far. A row's terms jump between several diff_dst rows
 /// (4 per 2x linear row) and its arithmetic is long, so the hardware prefetchers alone left
-/// one thread waiting on memory. From cache [`READ_AHEAD`] into L1; from memory
-/// [`super::read_ahead::FAR`] into L2 (1 thread, Zen 4, side by side both orders, nchw f32
-/// linear: 4x32 150x150 <- 301x301 0.63-0.65x the time, 2x32 300x300 <- 601x601 0.66-0.71x,
-/// 2x32 200x300 <- 401x599 0.61-0.64x, 8x64 100x100 <- 201x201 0.90-0.94x; `RESAMPLE_ISA=avx2`
-/// 0.80x, 2 threads 0.65x).
+/// one thread waiting on memory. From cache [`READ_AHEAD`] into L1; linear walks from
+/// memory [`super::read_ahead::FAR`] into L2 (1 thread, Zen 4, side by side both orders,
+/// nchw f32: 4x32 150x150 <- 301x301 0.63-0.65x the time, 2x32 300x300 <- 601x601
+/// 0.66-0.71x, 2x32 200x300 <- 401x599 0.61-0.64x, 8x64 100x100 <- 201x201 0.90-0.94x;
+/// `RESAMPLE_ISA=avx2` 0.80x, 2 threads 0.65x). Nearest walks keep the near requests: their
+/// light sums left the hardware's stream ahead on some shapes (8x64 100x100 <- 201x201
+/// 1.3-1.5x the time asking far, where 4x32 150x150 <- 301x301 took 0.5-0.6x).
 #[cfg(target_arch = "x86_64")]
 struct ReadAhead {
     /// Bytes a diff_dst row spans.
@@ -1001,10 +1003,11 @@ const READ_AHEAD: usize = 2048;
 
 #[cfg(target_arch = "x86_64")]
 impl ReadAhead {
-    fn new(row: usize) -> Self {
+    /// `far`: the walk may ask from memory at [`super::read_ahead::FAR`].
+    fn new(row: usize, far: bool) -> Self {
         ReadAhead {
             row,
-            cursor: match crate::core::streaming::beyond() {
+            cursor: match far && crate::core::streaming::beyond() {
                 true => super::read_ahead::ReadAhead::from_memory(true),
                 false => super::read_ahead::ReadAhead::new(READ_AHEAD, false),
             },
@@ -1065,7 +1068,7 @@ unsafe fn permuted(
         let sums = |r: usize| std::slice::from_raw_parts(accp.add(r * n_in), n_in);
         let (mut terms, mut combos) = (Vec::new(), Vec::new());
         let mut runs = Runs::new(p, t, &[(g.w, 1, 0, 0)], start);
-        let mut ahead = ReadAhead::new(s.dims[g.w] * s.dtype.size());
+        let mut ahead = ReadAhead::new(s.dims[g.w] * s.dtype.size(), lin);
         // One row's blocks `blocks` into `out`.
         let sum_row = |src: *const u8,
                        combos: &[(u32, u32)],
