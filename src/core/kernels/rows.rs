@@ -603,8 +603,7 @@ pub(crate) unsafe fn rows(
             }
             _ => None,
         };
-        // Raw planes and tiled rows from memory are asked for ahead of their reads
-        // (`read_ahead`).
+        // Tiled rows from memory are asked for ahead of their reads (`read_ahead`).
         let mut ahead = super::read_ahead::ReadAhead::from_memory(crate::core::streaming::beyond());
         // Long streamed raw rows: the last one built, and from which src row.
         let (mut rawrow, mut built) = (AlignedBuf::<u8>::new(), None);
@@ -677,9 +676,6 @@ pub(crate) unsafe fn rows(
                         None => dq,
                     };
                     let spc = sp.add(c * pstep * ssz);
-                    if let Some(&last) = tab[at..at + m].iter().max() {
-                        ahead.reach(spc.wrapping_add((last as usize + 1) * ssz));
-                    }
                     simd::gather_raw(ssz, spc, dq, &tab[at..at + m]);
                     if raw == RawCopy::Bf16Onednn {
                         simd::bf16_fix(dq, m);
