@@ -603,8 +603,6 @@ pub(crate) unsafe fn rows(
             }
             _ => None,
         };
-        // Tiled rows from memory are asked for ahead of their reads (`read_ahead`).
-        let mut ahead = super::read_ahead::ReadAhead::from_memory(crate::core::streaming::beyond());
         // Long streamed raw rows: the last one built, and from which src row.
         let (mut rawrow, mut built) = (AlignedBuf::<u8>::new(), None);
         // (src row, dst row) of the previous raw nearest row: upsampling along H or D makes
@@ -929,8 +927,6 @@ pub(crate) unsafe fn rows(
                     for tl in &tiles[mine] {
                         let offs = sc.shifted(lo + tl.lo);
                         let n = tl.len.min(ncols - tl.lo);
-                        let far = offs[..1 << sc.m].iter().max().map_or(0, |&o| o + n);
-                        ahead.reach(b.src.wrapping_add(far * ssz));
                         // An f32 row with nothing to blend is its own window where the whole
                         // window lies in the row (1-D nwc f32 C=4 433260->866521: the copy
                         // was 15% of the time).
