@@ -4,9 +4,11 @@
 //! Where the source comes from memory, one thread's hardware prefetchers leave the walk
 //! waiting on its loads: nchw f32 8x64 112x112 -> 56x56 linear stalled 80% of its time on
 //! the source rows (1 thread, Zen 4). Asking 32 KiB ahead into L2 took it from 2.3-3.3 ms
-//! to 1.6-1.9; 1 KiB ahead was slower than nothing, and from cache (2x64, 8 MB) the
-//! requests cost 8-13%: callers ask only when the problem is beyond the cache
-//! ([`crate::core::streaming::beyond`]).
+//! to 1.6-1.9 (planes); 1 KiB ahead was slower than nothing, and from cache (2x64, 8 MB)
+//! the requests cost 8-13%: callers ask that far only when the problem is beyond the cache
+//! ([`crate::core::streaming::beyond`]). Where the hardware keeps up (channels-last pixel
+//! rows, raw nearest gathers, nearest backward sums) the far requests cost 13-200%: each
+//! walk that asks was measured against not asking.
 
 use crate::core::simd;
 
