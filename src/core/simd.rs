@@ -1049,7 +1049,10 @@ unsafe fn wrow_bf16_avx512<const TWO: bool, const BF: bool>(
 
 /// Whether [`wrow_bf16_from_bf16`] runs here (AVX-512 with AVX512-BF16).
 pub(crate) fn wrow_bf16_from_bf16_runs() -> bool {
-    cfg!(target_arch = "x86_64") && isa() == Isa::Avx512 && avx512bf16()
+    #[cfg(target_arch = "x86_64")]
+    return isa() == Isa::Avx512 && avx512bf16();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// [`wrow_narrow`] from a bf16 row (read in place, each value widened exactly as a
