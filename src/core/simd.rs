@@ -1690,6 +1690,15 @@ pub(crate) fn prefetch_span<const L2: bool>(src: *const u8, bytes: usize) {
     let _ = (src, bytes);
 }
 
+/// [`prefetch_span`] with the hint chosen at run time: into L2 only (`l2`) or into L1 too.
+#[inline(always)]
+pub(crate) fn prefetch_span_in(l2: bool, src: *const u8, bytes: usize) {
+    match l2 {
+        true => prefetch_span::<true>(src, bytes),
+        false => prefetch_span::<false>(src, bytes),
+    }
+}
+
 /// Asks for the first and last line of raw pixel `q` (if any) ahead of its copy.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]

@@ -533,10 +533,7 @@ impl Ahead {
                 continue;
             };
             let p = self.cur.0.wrapping_add(r * self.sp);
-            match self.l2 {
-                true => simd::prefetch_span::<true>(p, self.row_bytes),
-                false => simd::prefetch_span::<false>(p, self.row_bytes),
-            }
+            simd::prefetch_span_in(self.l2, p, self.row_bytes);
             self.row = (r > self.cur.1).then(|| r - 1);
         }
     }

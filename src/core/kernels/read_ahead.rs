@@ -50,10 +50,7 @@ impl ReadAhead {
             d => d,
         };
         if from < target {
-            match self.l2 {
-                true => simd::prefetch_span::<true>(from as *const u8, target - from),
-                false => simd::prefetch_span::<false>(from as *const u8, target - from),
-            }
+            simd::prefetch_span_in(self.l2, from as *const u8, target - from);
             self.done = target;
         }
     }
