@@ -19,8 +19,11 @@ use super::Runs;
 
 /// Largest image (diff_src elements over the resampled axes) and term table. The table is
 /// re-read for every chunk of lanes (16 bytes a term against 64 of data, sequentially).
+/// Every image's table fits (a diff_dst element makes at most 8 terms: 3-D linear), up to
+/// 16 MB: 3-D linear images of more than 2^15 terms ran 4-8x slower on the plane walk
+/// (nchw f32 2x16 20^3 <- 40^3, 1 thread, Zen 4: 10.9 ms there, 2.5 transposed).
 const MAX_IMAGE: usize = 1 << 16;
-const MAX_TERMS: usize = 1 << 18;
+const MAX_TERMS: usize = MAX_IMAGE * 8;
 /// Strided lanes gather each value and store each lane alone: beyond this image the
 /// per-image kernels' contiguous rows win (nchw f32 2x32 32x32 <- 16x16 nearest: 201 us
 /// here, 90 bwd_planes; 12x12 <- 24x24: 49 here, 68 bwd_stream).
@@ -34,23 +37,36 @@ const MAX_REREAD: usize = 256 << 10;
 /// Elements per run: images split so that both threads have work when there are few
 /// chunks of lanes (one nChw16c image of 16 channels is one chunk).
 const GROUP: usize = 256;
-/// Largest transposed chunk (bytes): it has to stay in the L2 cache while its terms read it.
+/// Smallest limit on a transposed chunk of [`TV`] lanes (bytes; see [`max_transposed`]).
 const MAX_TRANSPOSED: usize = 400 << 10;
 
-/// [`MAX_TRANSPOSED`], or for 3-D images half a core's L2 cache where that is more: the
-/// plane walk's gathers are slowest there (nchw f32 2x32, 1 thread, AVX-512 Xeon with 2 MiB
-/// L2, ms, transposed / plane walk: linear 16^3 <- 32^3 5.8 / 14.1, 14^3 <- 28^3 3.8 / 9.5,
-/// 10x12x14 <- 30x20x40 4.1 / 9.9, nearest 12^3 <- 30^3 1.0 / 1.3), while 2-D images of
-/// that size stream faster by rows (4x64 100x100 <- 150x150 linear 10.3 / 9.6, 90x90 <-
-/// 170x170 13.0 / 9.8).
+/// Largest chunk of [`TV`] lanes transposed: [`MAX_TRANSPOSED`] or 7/8 of a core's L2
+/// cache where that is more; 3-D images whatever their size ([`MAX_IMAGE`] bounds it: 2 MiB).
+/// The plane walk's gathers are slowest on 3-D images (nchw f32 2x32, 1 thread, ms,
+/// transposed / plane walk: AVX-512 Xeon with 2 MiB L2, 8 lanes, linear 16^3 <- 32^3 5.8 /
+/// 14.1, 10x12x14 <- 30x20x40 4.1 / 9.9, nearest 12^3 <- 30^3 1.0 / 1.3; Zen 4 with 1 MiB,
+/// 16 lanes: 16^3 <- 32^3 1.7 / 11.3, 14^3 <- 28^3 1.4 / 11.4, 24^3 <- 32^3 2.0 / 16.7).
+/// 2-D images stream by rows as fast once the chunk outgrows L2 (Zen 4, 16 lanes, nchw f32
+/// 4x64 90x90 <- 170x170 linear, 0.9 MB at 8 lanes: 5.9 / 5.8, 2x32 150x150 <- 250x250: 4.2
+/// / 4.1), and faster below (4x64 100x100 <- 150x150, 0.7 MB: 4.7-4.9 / 5.7-6.0; 4x32
+/// 120x120 <- 160x160 3.6-3.7 / 4.8-5.0).
 fn max_transposed(resampled: usize) -> usize {
     match resampled {
-        3 => MAX_TRANSPOSED.max(super::super::cache::l2_per_core() / 2),
-        _ => MAX_TRANSPOSED,
+        3 => usize::MAX,
+        _ => MAX_TRANSPOSED.max(super::super::cache::l2_per_core() / 8 * 7),
     }
 }
-/// Lanes of a transposed chunk (one AVX2 vector).
+/// Lanes of a transposed chunk: one AVX2 vector, or [`TV_WIDE`] where the lane axis has
+/// whole chunks of them.
 const TV: usize = 8;
+/// Wide transposed chunks: each term's table entry (offset and weights: three or four
+/// loads) serves twice the lanes. The walk is bound by those loads, not by the additions'
+/// latency (two elements' chains interleaved gained nothing). 1 thread, Zen 4, nchw f32
+/// linear, 8 / 16 lanes: 1x16 75x75 <- 112x112 110 / 86 us, 4x32 40x40 <- 100x100 0.79 /
+/// 0.56 ms, 2x16 8^3 <- 16^3 124 / 79 us, 8x64 40x40 <- 60x60 1.38 / 1.06 ms (`RESAMPLE_ISA=
+/// avx2`: 0.72-0.77x the time); 4x64 100x100 <- 150x150 0.85-0.9x with its 16 lanes (1.4
+/// MB) beyond L2. 32 lanes were no faster (0.92-1.12x the time of 16).
+const TV_WIDE: usize = 16;
 /// Lane axes shorter than this leave most lanes idle; the per-image kernels run instead.
 const MIN_LANES: usize = 8;
 /// Most lanes per chunk.
@@ -274,8 +290,12 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         {
             continue;
         }
+        let tv = match len % TV_WIDE == 0 {
+            true => TV_WIDE,
+            false => TV,
+        };
         let (v, chunk_src, chunk_dst) = match transpose {
-            true => (TV, TV * s.strides[c], TV * d.strides[c]),
+            true => (tv, tv * s.strides[c], tv * d.strides[c]),
             false => (v, chunk_src, chunk_dst),
         };
         if best
@@ -499,7 +519,8 @@ pub(crate) unsafe fn run(
             let n = g.v.min(g.len - runs.pos[g.c] * g.v);
             let (sp, bf16) = if let Some(lane) = g.transpose {
                 if transposed != runs.sbase {
-                    transpose(p.src.dtype, b.src, runs.sbase, lane, n, g.span, &mut conv);
+                    let (dt, sb) = (p.src.dtype, runs.sbase);
+                    transpose(dt, b.src, sb, lane, n, g.v, g.span, &mut conv);
                     transposed = runs.sbase;
                 }
                 (conv.as_ptr() as *const u8, false)
@@ -536,28 +557,30 @@ pub(crate) unsafe fn run(
 const TILE: usize = 256;
 
 /// Lanes `0..n` of a chunk (diff_dst images of `dt` from element `base`, `lane` apart), pixels
-/// `0..span` of each, into `out` as `span` pixels of [`TV`] f32 lanes (lanes past `n` left
-/// as they are).
+/// `0..span` of each, into `out` as `span` pixels of `tv` ([`TV`] or [`TV_WIDE`]) f32 lanes
+/// (lanes past `n` left as they are).
 ///
 /// # Safety
-/// Every lane's `span` elements lie in `src`; `out` holds `span * TV` values.
+/// Every lane's `span` elements lie in `src`; `out` holds `span * tv` values.
+#[allow(clippy::too_many_arguments)]
 unsafe fn transpose(
     dt: DataType,
     src: *const u8,
     base: usize,
     lane: usize,
     n: usize,
+    tv: usize,
     span: usize,
     out: &mut [f32],
 ) {
     // SAFETY: the caller's.
     unsafe {
-        debug_assert!(n <= TV && out.len() >= span * TV);
-        let mut tmp = [0f32; TV * TILE];
+        debug_assert!(n <= tv && tv <= TV_WIDE && out.len() >= span * tv);
+        let mut tmp = [0f32; TV_WIDE * TILE];
         for k0 in (0..span).step_by(TILE) {
             let m = TILE.min(span - k0);
             // Each lane's columns `k0..k0 + m` as f32 (bf16 converted into `tmp`).
-            let rows: [*const f32; TV] = std::array::from_fn(|l| {
+            let rows: [*const f32; TV_WIDE] = std::array::from_fn(|l| {
                 let at = base + l.min(n - 1) * lane + k0;
                 if dt == DataType::F32 {
                     (src as *const f32).add(at)
@@ -571,17 +594,24 @@ unsafe fn transpose(
                     simd::load_contiguous(dt, src, base + l * lane + k0, row);
                 }
             }
-            let o = out.as_mut_ptr().add(k0 * TV);
+            let o = out.as_mut_ptr().add(k0 * tv);
             #[cfg(target_arch = "x86_64")]
-            let k = match n == TV && simd::isa() != simd::Isa::Base {
-                true => x86::transpose8(&rows, m, o),
+            let k = match n == tv && simd::isa() != simd::Isa::Base {
+                true => {
+                    let mut k = 0;
+                    for h in (0..tv).step_by(8) {
+                        let r: [*const f32; 8] = std::array::from_fn(|l| rows[h + l]);
+                        k = x86::transpose8(&r, m, o.add(h), tv);
+                    }
+                    k
+                }
                 false => 0,
             };
             #[cfg(not(target_arch = "x86_64"))]
             let k = 0;
             for k in k..m {
                 for (l, r) in rows.iter().enumerate().take(n) {
-                    *o.add(k * TV + l) = *r.add(k);
+                    *o.add(k * tv + l) = *r.add(k);
                 }
             }
         }
@@ -654,12 +684,17 @@ mod x86 {
     use super::{AheadRun, Out, TinyGeom};
     use std::arch::x86_64::*;
 
-    /// Columns `0..m` of 8 rows into `out` as pixels of 8 lanes, 8 columns at a time (two
-    /// 4x4 in-lane transposes over rows `r`, `r + 4` in the halves: no lane-crossing
-    /// shuffles, which Zen 1 runs slowly); the columns done (a multiple of 8).
+    /// Columns `0..m` of 8 rows into `out` as pixels of 8 lanes `ps` apart, 8 columns at a
+    /// time (two 4x4 in-lane transposes over rows `r`, `r + 4` in the halves: no
+    /// lane-crossing shuffles, which Zen 1 runs slowly); the columns done (a multiple of 8).
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn transpose8(rows: &[*const f32; 8], m: usize, out: *mut f32) -> usize {
-        // SAFETY: the caller's: each row holds `m` values, `out` `8 m`.
+    pub(super) unsafe fn transpose8(
+        rows: &[*const f32; 8],
+        m: usize,
+        out: *mut f32,
+        ps: usize,
+    ) -> usize {
+        // SAFETY: the caller's: each row holds `m` values, `out` `ps m`.
         unsafe {
             let ld = |a: usize, k: usize| {
                 _mm256_insertf128_ps::<1>(
@@ -673,11 +708,11 @@ mod x86 {
                     let (r0, r1, r2, r3) = (ld(0, k + h), ld(1, k + h), ld(2, k + h), ld(3, k + h));
                     let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
                     let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
-                    let o = out.add((k + h) * 8);
+                    let o = out.add((k + h) * ps);
                     _mm256_storeu_ps(o, _mm256_shuffle_ps::<0x44>(t0, t2));
-                    _mm256_storeu_ps(o.add(8), _mm256_shuffle_ps::<0xEE>(t0, t2));
-                    _mm256_storeu_ps(o.add(16), _mm256_shuffle_ps::<0x44>(t1, t3));
-                    _mm256_storeu_ps(o.add(24), _mm256_shuffle_ps::<0xEE>(t1, t3));
+                    _mm256_storeu_ps(o.add(ps), _mm256_shuffle_ps::<0xEE>(t0, t2));
+                    _mm256_storeu_ps(o.add(2 * ps), _mm256_shuffle_ps::<0x44>(t1, t3));
+                    _mm256_storeu_ps(o.add(3 * ps), _mm256_shuffle_ps::<0xEE>(t1, t3));
                 }
                 k += 8;
             }
@@ -685,14 +720,15 @@ mod x86 {
         }
     }
 
-    /// 8 pixels of 8 lanes at `src` into 8 lanes' rows of 8 at `dst`, `lane` apart.
+    /// 8 pixels of 8 lanes at `src`, `ps` apart, into 8 lanes' rows of 8 at `dst`, `lane`
+    /// apart.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn untranspose8(src: *const f32, dst: *mut f32, lane: usize) {
-        // SAFETY: the caller's: `src` holds 64 values, each lane's row 8 at `dst`.
+    pub(super) unsafe fn untranspose8(src: *const f32, ps: usize, dst: *mut f32, lane: usize) {
+        // SAFETY: the caller's: `src` holds 8 pixels, each lane's row 8 at `dst`.
         unsafe {
-            let rows: [*const f32; 8] = std::array::from_fn(|l| src.add(8 * l));
+            let rows: [*const f32; 8] = std::array::from_fn(|l| src.add(ps * l));
             let mut t = [0f32; 64];
-            transpose8(&rows, 8, t.as_mut_ptr());
+            transpose8(&rows, 8, t.as_mut_ptr(), 8);
             for l in 0..8 {
                 _mm256_storeu_ps(dst.add(l * lane), _mm256_loadu_ps(t.as_ptr().add(8 * l)));
             }
@@ -872,15 +908,18 @@ unsafe fn chunk(
             #[cfg(target_arch = "x86_64")]
             let e0 = {
                 let mut e0 = 0;
-                if g.transpose.is_some() && n == TV && d.dtype == DataType::F32 {
+                if g.transpose.is_some() && n == g.v && d.dtype == DataType::F32 {
                     let o = dst as *mut f32;
                     while e0 + 8 <= elems.len() {
                         let at = elems[e0].0;
                         if (1..8).any(|k| elems[e0 + k].0 != at + k) {
                             break;
                         }
-                        let from = scratch.as_ptr().add(e0 * TV);
-                        x86::untranspose8(from, o.add(doff + at), g.lane_dst);
+                        for h in (0..n).step_by(8) {
+                            let from = scratch.as_ptr().add(e0 * n + h);
+                            let to = o.add(doff + at + h * g.lane_dst);
+                            x86::untranspose8(from, n, to, g.lane_dst);
+                        }
                         e0 += 8;
                     }
                 }
