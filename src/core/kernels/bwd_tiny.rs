@@ -17,13 +17,15 @@ use super::super::simd;
 use super::super::{Algorithm, Direction, Problem, MAX_RANK};
 use super::Runs;
 
-/// Largest image (diff_src elements over the resampled axes) and term table. The table is
-/// re-read for every chunk of lanes (16 bytes a term against 64 of data, sequentially).
-/// Every image's table fits (a diff_dst element makes at most 8 terms: 3-D linear), up to
-/// 16 MB: 3-D linear images of more than 2^15 terms ran 4-8x slower on the plane walk
-/// (nchw f32 2x16 20^3 <- 40^3, 1 thread, Zen 4: 10.9 ms there, 2.5 transposed).
+/// Largest image (diff_src or diff_dst elements over the resampled axes), and larger 3-D
+/// ones transposed, and the term table. The table is re-read for every chunk of lanes (16
+/// bytes a term against 64 of data, sequentially). Every image's table fits (a diff_dst
+/// element makes at most 8 terms: 3-D linear), up to 16 MB: the plane walk's gathers ran
+/// 3-D linear images 4-8x slower (nchw f32, 1 thread, Zen 4: 2x16 20^3 <- 40^3 10.9 ms there,
+/// 2.5 transposed; 1x16 30^3 <- 45^3 12.0 there, PyTorch 8.7).
 const MAX_IMAGE: usize = 1 << 16;
-const MAX_TERMS: usize = MAX_IMAGE * 8;
+const MAX_IMAGE_3D: usize = 1 << 17;
+const MAX_TERMS: usize = MAX_IMAGE_3D * 8;
 /// Strided lanes gather each value and store each lane alone: beyond this image the
 /// per-image kernels' contiguous rows win (nchw f32 2x32 32x32 <- 16x16 nearest: 201 us
 /// here, 90 bwd_planes; 12x12 <- 24x24: 49 here, 68 bwd_stream).
@@ -41,7 +43,8 @@ const GROUP: usize = 256;
 const MAX_TRANSPOSED: usize = 400 << 10;
 
 /// Largest chunk of [`TV`] lanes transposed: [`MAX_TRANSPOSED`] or 7/8 of a core's L2
-/// cache where that is more; 3-D images whatever their size ([`MAX_IMAGE`] bounds it: 2 MiB).
+/// cache where that is more; 3-D images whatever their size ([`MAX_IMAGE_3D`] bounds it: 4
+/// MiB).
 /// The plane walk's gathers are slowest on 3-D images (nchw f32 2x32, 1 thread, ms,
 /// transposed / plane walk: AVX-512 Xeon with 2 MiB L2, 8 lanes, linear 16^3 <- 32^3 5.8 /
 /// 14.1, 10x12x14 <- 30x20x40 4.1 / 9.9, nearest 12^3 <- 30^3 1.0 / 1.3; Zen 4 with 1 MiB,
@@ -156,9 +159,13 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
     let extent = |l: &super::super::layout::Layout| {
         ra.iter()
             .try_fold(1usize, |n, &a| n.checked_mul(l.dims[a]))
-            .filter(|&n| n <= MAX_IMAGE)
+            .filter(|&n| n <= MAX_IMAGE_3D)
     };
     let (n_src, n_dd) = (extent(d)?, extent(s)?);
+    let large = n_src.max(n_dd) > MAX_IMAGE;
+    if large && (ra.len() != 3 || nearest) {
+        return None;
+    }
     // diff_dst elements one image spans (its first to its last, inclusive).
     let dd_span = ra
         .iter()
@@ -280,6 +287,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             && cfg!(target_arch = "x86_64")
             && simd::isa() != simd::Isa::Base
             && !fixed();
+        if large && !transpose {
+            continue;
+        }
         if !tiny
             && !transpose
             && (if contiguous {
@@ -336,6 +346,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
     // `pos` walks the image's elements over the resampled axes; `idx` is the same index
     // over all axes, as the list lookup takes it.
     let (mut pos, mut idx) = ([0usize; MAX_RANK], [0usize; MAX_RANK]);
+    // Each diff_dst element makes one term (nearest) or one a tap combination (linear).
+    let terms = n_dd.saturating_mul(if nearest { 1 } else { 1 << m });
+    g.toff.reserve(terms.min(MAX_TERMS));
+    g.tw.reserve(terms.min(MAX_TERMS));
+    let (last, ws) = (m - 1, s.strides[ra[m - 1]]);
     for _ in 0..n_src {
         for a in 0..m {
             idx[ra[a]] = pos[a];
@@ -346,21 +361,28 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         let mut lists = super::bwd_stream::NO_LISTS;
         loop {
             if super::bwd_stream::lists(t, ra, &idx[..rank], &gi[..m], &mut lists) {
+                // The outer axes' positions, then the last axis' list in one go.
                 let mut pos = [0usize; MAX_RANK];
                 loop {
-                    let off: usize = (0..m)
+                    let base: usize = (0..last)
                         .map(|a| lists[a].0[pos[a]] as usize * s.strides[ra[a]])
                         .sum();
                     let mut w = [1f32; 3];
-                    for a in 0..g.m {
+                    for a in 0..g.m.min(last) {
                         w[a] = lists[a].1[pos[a]];
                     }
-                    if g.toff.len() == MAX_TERMS {
+                    let (lo, lw) = lists[last];
+                    if g.toff.len() + lo.len() > MAX_TERMS {
                         return None;
                     }
-                    g.toff.push(u32::try_from(off).ok()?);
-                    g.tw.push(w);
-                    if !odometer(&mut pos[..m], |a| lists[a].0.len()) {
+                    for (k, &o) in lo.iter().enumerate() {
+                        g.toff.push(u32::try_from(base + o as usize * ws).ok()?);
+                        if g.m > last {
+                            w[last] = lw[k];
+                        }
+                        g.tw.push(w);
+                    }
+                    if !odometer(&mut pos[..last], |a| lists[a].0.len()) {
                         break;
                     }
                 }
