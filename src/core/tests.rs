@@ -1387,7 +1387,7 @@ fn raw_image_rows_streamed_match_reference() {
 
 /// The plan's output through the cache and streamed (the streaming rule forced), dst
 /// aligned and not, against the reference.
-fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: &str) {
+pub(super) fn check_streamed(plan: &Plan, rng: &mut Rng, src: &Layout, dst: &Layout, what: &str) {
     let s = fill(rng, src);
     let n = dst.span_bytes().unwrap();
     let mut slow = vec![1u8; n];

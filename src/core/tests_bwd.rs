@@ -1608,7 +1608,8 @@ fn spread_rows_match_reference_on_every_isa() {
 /// the plane, edge columns down it in blocks of rows, edge rows on their own; planes split
 /// into row chunks, fewer rows a chunk for rows of 16K+) under every rule flavour, 0..3 identity axes before them, padded rows in
 /// either tensor, diff_dst f32 or bf16 with an offset, diff_src f32 / bf16 / f16, and the
-/// other walks where a shape or ratio falls outside it: the reference's bits on every ISA.
+/// other walks where a shape or ratio falls outside it: the reference's bits on every ISA,
+/// streamed (through scratch) or not.
 #[test]
 fn twice_planes_match_reference_on_every_isa() {
     let mut rng = Rng::new(0x2C2C);
@@ -1662,8 +1663,13 @@ fn twice_planes_match_reference_on_every_isa() {
         }
         matches_reference_on(&mut rng, case, &p, &isas);
         for &isa in &isas {
-            let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
-            *kinds.entry((isa, name)).or_insert(0) += 1;
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            // Streamed output (finished chunks through scratch), dst on and off a line.
+            if case % 4 == 0 && plan.kernel_name() == "bwd_twice" {
+                let what = format!("case {case} {isa:?}");
+                super::tests::check_streamed(&plan, &mut rng, &p.src, &p.dst, &what);
+            }
+            *kinds.entry((isa, plan.kernel_name())).or_insert(0) += 1;
         }
     }
     for isa in [simd::Isa::Avx512, simd::Isa::Avx2] {

@@ -248,8 +248,13 @@ pub(crate) unsafe fn run(
         let (ih, iw) = (g.ah.n_in, g.aw.n_in);
         let (sp, dp) = (s.strides[g.h], d.strides[g.h]);
         let f32_dst = d.dtype == DataType::F32;
+        // Streamed output: each row chunk is finished in scratch (the edge columns come
+        // last) and streamed out whole; streaming row by row, or the blocks as they
+        // complete, would leave partial lines for plain stores.
+        let nt = crate::core::streaming::now();
+        let direct = f32_dst && !nt;
         let cr = g.chunk_rows;
-        let mut scratch = AlignedBuf::<f32>::zeroed(if f32_dst { 0 } else { cr * iw });
+        let mut scratch = AlignedBuf::<f32>::zeroed(if direct { 0 } else { cr * iw });
         let mut cols = AlignedBuf::<f32>::zeroed(cols_len(cr));
         let oh = s.dims[g.h];
         // Two rows of partial sums, whole blocks (see `step`).
@@ -282,7 +287,7 @@ pub(crate) unsafe fn run(
             runs_left -= 1;
             ahead.enter(stream(src, r0, r1), next);
             // Row `r0` of the chunk at `out`, rows `pitch` apart.
-            let (out, pitch) = if f32_dst {
+            let (out, pitch) = if direct {
                 ((b.dst as *mut f32).add(doff), dp)
             } else {
                 (scratch.as_mut_ptr(), iw)
@@ -304,17 +309,27 @@ pub(crate) unsafe fn run(
                 (false, true) => chunk_avx2::<true>(g, &plane, (r0, r1), bufs, &mut ahead),
                 (false, false) => chunk_avx2::<false>(g, &plane, (r0, r1), bufs, &mut ahead),
             }
-            if !f32_dst {
+            if !direct {
                 let sz = d.dtype.size();
-                for r in 0..r1 - r0 {
-                    simd::store_contiguous(
-                        d.dtype,
-                        p.numerics,
-                        &scratch[r * iw..(r + 1) * iw],
+                // Dense rows go out as one stretch.
+                let (rows, n) = match dp == iw {
+                    true => (1, (r1 - r0) * iw),
+                    false => (r1 - r0, iw),
+                };
+                for r in 0..rows {
+                    let (vals, to) = (
+                        &scratch[r * n..(r + 1) * n],
                         b.dst.add((doff + r * dp) * sz),
                     );
+                    match nt {
+                        true => simd::store_contiguous_nt(d.dtype, p.numerics, vals, to),
+                        false => simd::store_contiguous(d.dtype, p.numerics, vals, to),
+                    }
                 }
             }
+        }
+        if nt {
+            simd::store_fence();
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
