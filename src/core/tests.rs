@@ -1343,13 +1343,17 @@ fn raw_nearest_rows_streamed_match_reference() {
 /// long rows whose dst rows start lines (each block stored to every row of its src row:
 /// H up by 2, 3 and 11, past the rows one pass writes) or do not, H down, odd W ratios,
 /// pixels of 2..8 elements of every width, bf16's oneDNN fixup; pixels of 17 and 100
-/// elements (streamed as whole lines).
+/// elements (streamed as whole lines); rows past half a core's L2 (streamed piece by piece
+/// through a batch where no byte permute builds them).
 #[test]
 fn raw_image_rows_streamed_match_reference() {
     use crate::core::plan::Strategy;
     let mut rng = Rng::new(0x1a6e_5eed);
     // (n, c, ih, iw, oh, ow)
+    let long = crate::core::cache::l2_per_core() / 32 + 77;
     let cases: &[[usize; 6]] = &[
+        [1, 8, 2, long * 2 / 3, 3, long],
+        [1, 3, 1, long * 2, 2, long * 6 + 1],
         [1, 3, 4, 700, 8, 1408],
         [1, 4, 3, 600, 9, 1200],
         [1, 2, 2, 1024, 22, 2048],

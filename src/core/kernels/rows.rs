@@ -88,10 +88,15 @@ impl RawRow<'_> {
     /// (output, source) pixels per piece: the whole row, or for bf16 pieces small enough to
     /// be fixed up while in L1 (whole repeats).
     fn step(&self) -> (usize, usize) {
+        self.step_within(usize::MAX)
+    }
+
+    /// [`RawRow::step`] in pieces of at most `bytes` too (at least one source pixel's).
+    fn step_within(&self, bytes: usize) -> (usize, usize) {
         let k = self.repeat.unwrap_or(1);
         let bytes = match self.raw {
-            RawCopy::Bits => usize::MAX,
-            RawCopy::Bf16Onednn => FIX_CHUNK * 2,
+            RawCopy::Bits => bytes,
+            RawCopy::Bf16Onednn => bytes.min(FIX_CHUNK * 2),
         };
         let src = (bytes / self.px / k).max(1);
         (src * k, src)
@@ -808,9 +813,22 @@ pub(crate) unsafe fn rows(
                         from += k;
                     }
                 }
+                // Streamed rows of raw bits past half a core's L2 go out through the batch
+                // piece by piece: a scratch row that size comes back from memory to be
+                // copied (1 thread, Zen 4, `RESAMPLE_ISA=avx2`, 1-D nwc f32 C=8 603974 ->
+                // 1207949 nearest: 10.4-12.7 -> 3.4-4.2 ms, oneDNN 3.6). bf16 rows keep
+                // their fixed-up stretches in scratch (through the batch: 1.11 -> 1.60 ms).
+                let long = n > crate::core::cache::l2_per_core() / 2
+                    && row.bperm.is_none()
+                    && raw == RawCopy::Bits;
                 for oh in from..oh_hi {
                     let (r0, doff) = (src_row(oh), doff0 + oh * hd);
                     let (sp, dp) = (b.src.add(r0 * ssz), b.dst.add(doff * dsz));
+                    if let (Some(nb), true) = (&mut ntb, long) {
+                        let st = row.step_within(nt_batch::BATCH);
+                        row.build(sp, st, |o0, m| nb.slot(dp.add(o0 * row.px), m * row.px));
+                        continue;
+                    }
                     match (ntb.is_some(), prev) {
                         // Streamed long rows: built once per source row in scratch (reading a
                         // streamed copy back would come from memory), then copied out past
