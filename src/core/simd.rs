@@ -1060,7 +1060,6 @@ pub(crate) fn wrow_bf16_from_bf16_runs() -> bool {
 /// source instead of a conversion into an f32 row and a second pass (nhwc bf16 1x16
 /// 205014->423178 linear: the conversion was 36% of the time, stalled on memory). Only
 /// where [`wrow_bf16_from_bf16_runs`].
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn wrow_bf16_from_bf16(
     row: *const u16,
     taps: &[(usize, usize, f32, f32)],
