@@ -172,17 +172,25 @@ impl OnednnMath {
 
     /// Forward: output `y` -> input coordinate `s` (linear taps).
     fn src_coord(self, y: i64) -> f32 {
-        match self {
-            Self::V2 { i, o } | Self::V2JitBwd { i, o, .. } => onednn_linear_map(y, o, i),
-            Self::V12 { f } => dnnl12_linear_map(y, 1.0 / f),
-        }
+        self.maps().0.at(y)
     }
 
-    /// Backward linear ranges: input `x` -> output coordinate.
-    fn dst_coord(self, x: i64) -> f32 {
+    /// The forward and backward linear coordinate maps.
+    fn maps(self) -> (LinMap, LinMap) {
         match self {
-            Self::V2 { i, o } | Self::V2JitBwd { i, o, .. } => onednn_linear_map(x, i, o),
-            Self::V12 { f } => dnnl12_linear_map(x, f),
+            // `linear_map(y, y_max, x_max)` both ways.
+            Self::V2 { i, o } | Self::V2JitBwd { i, o, .. } => (
+                LinMap {
+                    a: i as f32,
+                    b: o as f32,
+                },
+                LinMap {
+                    a: o as f32,
+                    b: i as f32,
+                },
+            ),
+            // `linear_map(y, f)` with `1 / f` forward.
+            Self::V12 { f } => (LinMap { a: 1.0 / f, b: 1.0 }, LinMap { a: f, b: 1.0 }),
         }
     }
 
@@ -203,17 +211,66 @@ impl OnednnMath {
     }
 }
 
-/// oneDNN 2.x `linear_map(y, y_max, x_max)`: `((float)y + 0.5f) * x_max / y_max - 0.5f`.
-#[inline]
-fn onednn_linear_map(y: i64, y_max: usize, x_max: usize) -> f32 {
-    ((y as f32 + 0.5) * x_max as f32 / y_max as f32) - 0.5
+/// One of oneDNN's linear coordinate maps, `((y + 0.5) * a) / b - 0.5` in f32: 2.x
+/// `linear_map(y, y_max, x_max)` is `a = x_max, b = y_max`; DNNL 1.2 `linear_map(y, f)`
+/// (`volatile float s = (y + 0.5f) * f; return s - 0.5f`) is `a = f, b = 1` (the division by
+/// one is exact). `kernels::bwd_long` evaluates it in vectors, operation for operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct LinMap {
+    pub a: f32,
+    pub b: f32,
 }
 
-/// DNNL 1.2 `linear_map(y, f)`: `volatile float s = (y + 0.5f) * f; return s - 0.5f`.
+impl LinMap {
+    #[inline]
+    pub(crate) fn at(self, y: i64) -> f32 {
+        ((y as f32 + 0.5) * self.a) / self.b - 0.5
+    }
+}
+
+/// oneDNN's linear backward along one axis of `i -> o` under `rule`, when the rule is one of
+/// oneDNN's: the forward map (its weights, [`onednn_bwd_weight`]) and the backward map (its
+/// lists, [`onednn_bwd_lists`]).
+pub(crate) fn onednn_linear_maps(rule: &AxisRule, i: usize, o: usize) -> Option<(LinMap, LinMap)> {
+    match rule {
+        AxisRule::OnednnHalfPixel | AxisRule::OnednnHalfPixelJitBwd | AxisRule::Dnnl12 => {
+            Some(OnednnMath::of(rule, i, o).maps())
+        }
+        _ => None,
+    }
+}
+
+/// oneDNN's backward linear weight `w = |s - trunc(s)|` of output `o` (`src` the forward
+/// map): group 0 (left taps) weighs `1 - w`, group 1 (right taps) `w`.
 #[inline]
-fn dnnl12_linear_map(y: i64, f: f32) -> f32 {
-    let s = (y as f32 + 0.5) * f;
-    s - 0.5
+pub(crate) fn onednn_bwd_weight(src: LinMap, o: i64) -> f32 {
+    let s = src.at(o);
+    (s - (s as i64) as f32).abs()
+}
+
+/// oneDNN's backward linear lists of input `x` (`dst` the backward map, `i_n -> o_n`): the
+/// outputs using `x` as left tap (group 0), then as right tap (group 1), each a range
+/// clamped to `0..o_n` (empty when its end is not past its start).
+#[inline]
+pub(crate) fn onednn_bwd_lists(dst: LinMap, x: i64, i_n: usize, o_n: usize) -> [(i64, i64); 2] {
+    let o_n = o_n as i64;
+    let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
+    let start0 = if x == 0 {
+        0
+    } else {
+        onednn_ceil_idx(dst.at(x))
+    };
+    let end0 = onednn_ceil_idx(dst.at(x + 1)).min(o_n);
+    let end1 = if x == i_n as i64 - 1 {
+        o_n
+    } else {
+        after(dst.at(x)).min(o_n)
+    };
+    let clamp = |v: i64| v.clamp(0, o_n);
+    [
+        (clamp(start0), clamp(end0)),
+        (clamp(after(dst.at(x - 1))), clamp(end1)),
+    ]
 }
 
 /// oneDNN's `ceil_idx`: 0 for negatives, else the ceiling as an integer.
@@ -472,34 +529,14 @@ fn onednn_backward_taps(m: OnednnMath, alg: Algorithm, in_size: usize, out_size:
             (clamp_o(start)..clamp_o(end)).for_each(|o| push(o, 1.0));
         }),
         Algorithm::Linear => {
-            let weight = |k: usize, o: u32| {
-                let s = m.src_coord(o as i64);
-                let w = (s - (s as i64) as f32).abs();
-                if k == 0 {
-                    1.0 - w
-                } else {
-                    w
-                }
-            };
-            let after = |s: f32| if s < 0.0 { 0 } else { s as i64 + 1 };
+            let (src, dst) = m.maps();
             BwdTaps::build(2, 2 * i_n, |l, push| {
                 let (x, k) = ((l / 2) as i64, l % 2);
-                let (s, e) = if k == 0 {
-                    let start = if x == 0 {
-                        0
-                    } else {
-                        onednn_ceil_idx(m.dst_coord(x))
-                    };
-                    (start, onednn_ceil_idx(m.dst_coord(x + 1)).min(o_n as i64))
-                } else {
-                    let end = if x == i_n as i64 - 1 {
-                        o_n as i64
-                    } else {
-                        after(m.dst_coord(x)).min(o_n as i64)
-                    };
-                    (after(m.dst_coord(x - 1)), end)
-                };
-                (clamp_o(s)..clamp_o(e)).for_each(|o| push(o, weight(k, o)));
+                let (s, e) = onednn_bwd_lists(dst, x, i_n, o_n)[k];
+                for o in s..e {
+                    let w = onednn_bwd_weight(src, o);
+                    push(o as u32, if k == 0 { 1.0 - w } else { w });
+                }
             })
         }
     }

@@ -31,6 +31,8 @@ pub(crate) enum Strategy {
     BwdRows(RowGeom),
     /// Backward by streaming diff_dst rows into diff_src rows (contiguous `w` lists).
     BwdStream(kernels::bwd_stream::StreamGeom),
+    /// Backward linear along long rows under oneDNN's maps: lists and weights computed.
+    BwdLong(kernels::bwd_long::LongGeom),
     BwdPlanes(kernels::bwd_planes::PlaneGeom),
     /// Backward linear over planes upsampled 2x along both axes: diff_dst row pairs once.
     BwdTwice(kernels::bwd_twice::TwiceGeom),
@@ -78,6 +80,7 @@ impl Strategy {
             }
             Strategy::BwdStream(ref g) if g.perm.is_some() => "bwd_stream_perm",
             Strategy::BwdStream(_) => "bwd_stream",
+            Strategy::BwdLong(_) => "bwd_long",
             Strategy::BwdPlanes(_) => "bwd_planes",
             Strategy::BwdTwice(_) => "bwd_twice",
             Strategy::BwdBox(_) => "bwd_box",
@@ -387,6 +390,13 @@ impl Plan {
                     kernels::bwd_stream::run(p, t, g, b, s, e)
                 })
             }
+            Strategy::BwdLong(g) => par(
+                g.runs,
+                (grain_elems / g.run_cost()).max(1),
+                // SAFETY: `run`'s contract (buffers cover the layouts, the plan's ISA); chunks
+                // take disjoint diff_src elements, so every dst element has one writer.
+                &|s, e| unsafe { kernels::bwd_long::run(p, t, g, b, s, e) },
+            ),
             Strategy::BwdPlanes(g) => par(
                 g.runs,
                 (grain_elems / g.run_cost()).max(1),

@@ -1717,3 +1717,76 @@ fn drifting_long_rows_take_the_general_walk() {
         }
     }
 }
+
+/// Long linear rows under oneDNN's rules (`bwd_long`, taken at any length here): 1-D rows
+/// and rows under identity axes, every ratio class (downsampling, 1:1, non-integer, up to
+/// 60x: chunks of 1024 elements down to 16), several chunks a row, f32 or bf16 diff_dst,
+/// f32 / bf16 / f16 diff_src, offsets, misaligned buffers: the reference's bits on AVX-512
+/// and AVX2 (permuted windows and gathered blocks, vector and scalar tails).
+#[test]
+fn long_rows_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x10_96_80);
+    let isas = simd::available_isas();
+    let mut taken = 0;
+    kernels::bwd_long::ANY_ROW.with(|c| c.set(true));
+    for case in 0..n_cases(120) {
+        let i = match rng.below(4) {
+            0 => rng.range(1, 40),
+            1 => rng.range(40, 700),
+            _ => rng.range(700, 5000),
+        };
+        let o = match rng.below(6) {
+            0 => i,
+            1 => (i / rng.range(2, 5)).max(1),
+            2 => i * rng.range(2, 5),
+            3 => rng.range(1, 8 * i + 2),
+            4 => i * rng.range(5, 60),
+            _ => (i as f64 * (1.0 + rng.below(1000) as f64 / 400.0)) as usize + 1,
+        };
+        let flavour = rng.below(3);
+        let rule = match flavour {
+            0 => AxisRule::OnednnHalfPixel,
+            1 => AxisRule::OnednnHalfPixelJitBwd,
+            _ => AxisRule::Dnnl12,
+        };
+        let (mut fin, mut fout, mut axes) = (vec![], vec![], vec![]);
+        for _ in 0..rng.below(3) {
+            let k = rng.range(1, 3);
+            fin.push(k);
+            fout.push(k);
+            axes.push(AxisRule::Identity);
+        }
+        fin.push(i);
+        fout.push(o);
+        axes.push(rule);
+        let p = dense_bwd(&mut rng, Algorithm::Linear, axes, &fin, &fout, 0);
+        matches_reference_on(&mut rng, case, &p, &isas);
+        for &isa in &isas {
+            let plan = Plan::with_isa(p.clone(), isa).unwrap();
+            if plan.kernel_name() != "bwd_long" {
+                continue;
+            }
+            taken += 1;
+            // Misaligned buffers: f32 sums then go through the row buffer.
+            let s = fill(&mut rng, &p.src, false);
+            let mut slow = fill(&mut rng, &p.dst, false);
+            let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; slow.len() + 1]);
+            s1[1..].copy_from_slice(&s);
+            plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
+            plan.execute_reference(&s, &mut slow, &[]).unwrap();
+            assert!(
+                f1[1..] == slow[..],
+                "case {case} misaligned ({isa:?})\n{p:?}"
+            );
+        }
+    }
+    kernels::bwd_long::ANY_ROW.with(|c| c.set(false));
+    let vector = isas
+        .iter()
+        .filter(|&&i| matches!(i, simd::Isa::Avx512 | simd::Isa::Avx2))
+        .count();
+    assert!(
+        reduced_run() || taken >= 80 * vector,
+        "bwd_long took {taken} of 120 per vector ISA"
+    );
+}

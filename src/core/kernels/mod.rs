@@ -20,6 +20,8 @@
 // The tables are planned on every target; only x86 has the block kernels that read them.
 pub(crate) mod bwd_box;
 pub(crate) mod bwd_expand;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]
+pub(crate) mod bwd_long;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod bwd_perm;
 pub(crate) mod bwd_planes;
@@ -253,6 +255,9 @@ pub(crate) fn choose(p: &Problem, t: &Tables) -> Strategy {
     if rows_ok {
         let runs: usize = d.dims[..w].iter().product();
         if p.direction == Direction::Backward {
+            if let Some(g) = bwd_long::plan(p, t) {
+                return Strategy::BwdLong(g);
+            }
             if let Some(g) = twice {
                 return Strategy::BwdTwice(g);
             }
