@@ -414,16 +414,24 @@ unsafe fn sums<const W: bool>(
                 )
             };
             let clamp = |v: __m512i| _mm512_max_epi32(_mm512_min_epi32(v, on), zero);
+            // Element `x`'s lists use the map at `x - 1`, `x` and `x + 1`: each block maps
+            // the next block's elements once and shifts its neighbours in (the ceilings and
+            // `after`s with them), carried from block to block.
+            let xv = |x: usize| _mm512_add_epi32(_mm512_set1_epi32(x as i32), lane);
+            let (d0, mut a_prev) = (at(xv(x)), after(at(xv(x.wrapping_sub(16)))));
+            let (mut c_cur, mut a_cur) = (ceil(d0), after(d0));
             while x + 16 <= x1 {
-                let xi = _mm512_add_epi32(_mm512_set1_epi32(x as i32), lane);
-                let d_x = at(xi);
-                let d_next = at(_mm512_add_epi32(xi, one));
-                let d_prev = at(_mm512_sub_epi32(xi, one));
+                let xi = xv(x);
+                let d_nb = at(xv(x + 16));
+                let (c_nb, a_nb) = (ceil(d_nb), after(d_nb));
+                let c_next = _mm512_alignr_epi32::<1>(c_nb, c_cur);
+                let a_before = _mm512_alignr_epi32::<15>(a_cur, a_prev);
                 let first = _mm512_cmpeq_epi32_mask(xi, zero);
-                let s0 = clamp(_mm512_mask_mov_epi32(ceil(d_x), first, zero));
-                let e0 = clamp(_mm512_min_epi32(ceil(d_next), on));
-                let s1 = clamp(after(d_prev));
-                let e1 = _mm512_min_epi32(after(d_x), on);
+                let s0 = clamp(_mm512_mask_mov_epi32(c_cur, first, zero));
+                let e0 = clamp(_mm512_min_epi32(c_next, on));
+                let s1 = clamp(a_before);
+                let e1 = _mm512_min_epi32(a_cur, on);
+                (a_prev, c_cur, a_cur) = (a_cur, c_nb, a_nb);
                 let e1 = clamp(_mm512_mask_mov_epi32(
                     e1,
                     _mm512_cmpeq_epi32_mask(xi, last),
