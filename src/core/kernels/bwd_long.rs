@@ -513,16 +513,32 @@ unsafe fn sums<const W: bool>(
                 _mm256_andnot_si256(below(v), t)
             };
             let clamp = |v: __m256i| _mm256_max_epi32(_mm256_min_epi32(v, on), zero);
+            // As on AVX-512: one map a block, neighbours shifted in (lane rotations).
+            let xv = |x: usize| _mm256_add_epi32(_mm256_set1_epi32(x as i32), lane);
+            let (up, down) = (
+                _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0),
+                _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6),
+            );
+            let (d0, mut a_prev) = (at(xv(x)), after(at(xv(x.wrapping_sub(8)))));
+            let (mut c_cur, mut a_cur) = (ceil(d0), after(d0));
             while x + 8 <= x1 {
-                let xi = _mm256_add_epi32(_mm256_set1_epi32(x as i32), lane);
-                let d_x = at(xi);
-                let d_next = at(_mm256_add_epi32(xi, one));
-                let d_prev = at(_mm256_sub_epi32(xi, one));
+                let xi = xv(x);
+                let d_nb = at(xv(x + 8));
+                let (c_nb, a_nb) = (ceil(d_nb), after(d_nb));
+                let c_next = _mm256_blend_epi32::<0x80>(
+                    _mm256_permutevar8x32_epi32(c_cur, up),
+                    _mm256_permutevar8x32_epi32(c_nb, up),
+                );
+                let a_before = _mm256_blend_epi32::<0x01>(
+                    _mm256_permutevar8x32_epi32(a_cur, down),
+                    _mm256_permutevar8x32_epi32(a_prev, down),
+                );
                 let first = _mm256_cmpeq_epi32(xi, zero);
-                let s0 = clamp(_mm256_andnot_si256(first, ceil(d_x)));
-                let e0 = clamp(_mm256_min_epi32(ceil(d_next), on));
-                let s1 = clamp(after(d_prev));
-                let e1 = _mm256_min_epi32(after(d_x), on);
+                let s0 = clamp(_mm256_andnot_si256(first, c_cur));
+                let e0 = clamp(_mm256_min_epi32(c_next, on));
+                let s1 = clamp(a_before);
+                let e1 = _mm256_min_epi32(a_cur, on);
+                (a_prev, c_cur, a_cur) = (a_cur, c_nb, a_nb);
                 let e1 = clamp(_mm256_blendv_epi8(e1, on, _mm256_cmpeq_epi32(xi, last)));
                 let mut acc = fzero;
                 for (st, en, pg, n) in [(s0, e0, p0, g.max_len[0]), (s1, e1, p1, g.max_len[1])] {

@@ -171,6 +171,10 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         .iter()
         .map(|&a| s.dims[a].saturating_sub(1).saturating_mul(s.strides[a]))
         .fold(1usize, usize::saturating_add);
+    let vector_isa = matches!(
+        super::super::simd::isa(),
+        super::super::simd::Isa::Avx512 | super::super::simd::Isa::Avx2
+    );
     // The lane axis: an identity axis, the others unblocked; contiguous lanes first, then
     // the longest.
     let mut best: Option<(bool, usize, TinyGeom)> = None;
@@ -199,10 +203,20 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             // Contiguous lanes take up to 64 per chunk (fewer runs: each costs its setup
             // again; nhwc bf16 4x512 1x3 <- 2x1 nearest 3.4 -> 1.1 us, oneDNN 1.3).
             let wide = s.strides[c] == 1 && d.strides[c] == 1;
+            // Other f32 lanes: chunks of 16, 32 or 64 (the fewest that hold them), the last
+            // one's vectors past the lanes masked, rather than more, narrower chunks: every
+            // chunk walks the whole term table (1 thread, Zen 4, nhwc f32, us, before ->
+            // after: 8x17 63x60 <- 21x20 nearest in 16 + 1 lanes 223 -> 79, 8x16 56;
+            // PyTorch 55; 8x12 20x20 <- 10x10 8 + 4 lanes 24.6 -> 6.3; 2x100 12x12 <- 6x6
+            // linear 7.5 -> 3.3; AVX2 8x17 228 -> 164, 8x12 24.6 -> 14.0).
+            let masked = wide && s.dtype == DataType::F32 && vector_isa && len > 8;
             let v = match len {
                 _ if wide && len % 64 == 0 => 64,
                 _ if wide && len % 32 == 0 => 32,
-                16.. => 16,
+                ..=16 if masked => 16,
+                ..=32 if masked => 32,
+                _ if masked => 64,
+                _ if len >= 16 => 16,
                 _ => 8,
             };
             (
@@ -757,22 +771,30 @@ mod x86 {
         }
     }
 
+    /// `P`: only the first `n` lanes (contiguous f32), masked.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn chunk16_avx512<
         const M: usize,
         const GATHER: bool,
         const BF16: bool,
         const K: usize,
+        const P: bool,
     >(
         g: &TinyGeom,
         elems: &[(usize, u32, u32)],
         sp: *const u8,
         out: Out,
         ahead: AheadRun<'_>,
+        n: usize,
     ) {
         // SAFETY: AVX-512F (the caller checked); all `16 * K` lanes of every term lie in
-        // diff_dst and `out` has them per element (the caller's); gathers only with K = 1.
+        // diff_dst and `out` has them per element (the caller's; with `P` the first `n`, the
+        // others masked off); gathers only with K = 1.
         unsafe {
+            let masks: [u16; K] = std::array::from_fn(|k| match P {
+                true => ((1u32 << n.saturating_sub(16 * k).min(16)) - 1) as u16,
+                false => !0,
+            });
             let idx = _mm512_mullo_epi32(
                 _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                 _mm512_set1_epi32(g.lane_src as i32),
@@ -790,6 +812,8 @@ mod x86 {
                             _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
                         } else if GATHER {
                             _mm512_i32gather_ps::<4>(idx, (sp as *const f32).add(i))
+                        } else if P {
+                            _mm512_maskz_loadu_ps(masks[k], (sp as *const f32).add(j))
                         } else {
                             _mm512_loadu_ps((sp as *const f32).add(j))
                         };
@@ -801,28 +825,41 @@ mod x86 {
                 }
                 let o = out.at(e, eoff, 16 * K);
                 for (k, a) in acc.iter().enumerate() {
-                    _mm512_storeu_ps(o.add(16 * k), *a);
+                    if P {
+                        _mm512_mask_storeu_ps(o.add(16 * k), masks[k], *a);
+                    } else {
+                        _mm512_storeu_ps(o.add(16 * k), *a);
+                    }
                 }
             }
         }
     }
 
+    /// `P`: only the first `n` lanes (contiguous f32), masked.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn chunk8_avx2<
         const M: usize,
         const GATHER: bool,
         const BF16: bool,
         const K: usize,
+        const P: bool,
     >(
         g: &TinyGeom,
         elems: &[(usize, u32, u32)],
         sp: *const u8,
         out: Out,
         ahead: AheadRun<'_>,
+        n: usize,
     ) {
         // SAFETY: AVX2 (the caller checked); all `8 * K` lanes of every term lie in diff_dst
-        // and `out` has them per element (the caller's).
+        // and `out` has them per element (the caller's; with `P` the first `n`, the others
+        // masked off).
         unsafe {
+            let masks: [__m256i; K] = std::array::from_fn(|k| {
+                let first = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+                let room = if P { n.saturating_sub(8 * k).min(8) } else { 8 };
+                _mm256_cmpgt_epi32(_mm256_set1_epi32(room as i32), first)
+            });
             let ls = g.lane_src;
             let idx = _mm256_mullo_epi32(
                 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
@@ -842,6 +879,8 @@ mod x86 {
                             _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
                         } else if GATHER {
                             _mm256_i32gather_ps::<4>((sp as *const f32).add(i + 8 * k * ls), idx)
+                        } else if P {
+                            _mm256_maskload_ps((sp as *const f32).add(i + 8 * k), masks[k])
                         } else {
                             _mm256_loadu_ps((sp as *const f32).add(i + 8 * k))
                         };
@@ -853,7 +892,17 @@ mod x86 {
                 }
                 let o = out.at(e, eoff, 8 * K);
                 for (k, a) in acc.iter().enumerate() {
-                    _mm256_storeu_ps(o.add(8 * k), *a);
+                    let room = if P { n.saturating_sub(8 * k).min(8) } else { 8 };
+                    if room == 8 {
+                        _mm256_storeu_ps(o.add(8 * k), *a);
+                    } else if room > 0 {
+                        // (AMD's masked stores are microcoded: lane by lane instead.)
+                        let mut t = [0f32; 8];
+                        _mm256_storeu_ps(t.as_mut_ptr(), *a);
+                        for (l, &x) in t.iter().enumerate().take(room) {
+                            *o.add(8 * k + l) = x;
+                        }
+                    }
                 }
             }
         }
@@ -891,7 +940,7 @@ unsafe fn chunk(
             },
             direct: scratch.is_none(),
         };
-        if !(n == g.v && vectors(g, elems, sp, bf16, out, ahead)) {
+        if !vectors(g, elems, sp, bf16, out, ahead, n) {
             macro_rules! by_m {
                 ($b:literal) => {
                     match g.m {
@@ -1009,7 +1058,10 @@ unsafe fn chunk(
 /// A full chunk with explicit vectors where the ISA has them; `false` when it has not.
 ///
 /// # Safety
-/// As [`chunk`], for all `v` lanes.
+/// As [`chunk`] with vectors, for all `v` lanes or (contiguous f32 lanes) the first `n`,
+/// masked: a scalar pass over the image for the last lanes took 3x the vectors' time (nhwc
+/// f32 8x17 63x60 <- 21x20 nearest: 223 us, 56 at 8x16; PyTorch 55). False where there
+/// is no vector kernel for the chunk.
 unsafe fn vectors(
     g: &TinyGeom,
     elems: &[(usize, u32, u32)],
@@ -1017,6 +1069,7 @@ unsafe fn vectors(
     bf16: bool,
     out: Out,
     ahead: AheadRun<'_>,
+    n: usize,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the caller's; each variant runs only under an ISA the CPU has.
@@ -1026,40 +1079,61 @@ unsafe fn vectors(
         macro_rules! by_m {
             ($f:ident::<$($c:tt),*>) => {{
                 match g.m {
-                    0 => $f::<0, $($c),*>(g, elems, sp, out, ahead),
-                    1 => $f::<1, $($c),*>(g, elems, sp, out, ahead),
-                    2 => $f::<2, $($c),*>(g, elems, sp, out, ahead),
-                    _ => $f::<3, $($c),*>(g, elems, sp, out, ahead),
+                    0 => $f::<0, $($c),*>(g, elems, sp, out, ahead, n),
+                    1 => $f::<1, $($c),*>(g, elems, sp, out, ahead, n),
+                    2 => $f::<2, $($c),*>(g, elems, sp, out, ahead, n),
+                    _ => $f::<3, $($c),*>(g, elems, sp, out, ahead, n),
                 }
                 true
             }};
         }
+        if n < g.v {
+            // Part chunks: contiguous f32 lanes, masked (`P`).
+            return match (isa(), g.v, g.lane_src != 1 || g.lane_dst != 1, bf16) {
+                (Isa::Avx512, 16, false, false) => by_m!(chunk16_avx512::<false, false, 1, true>),
+                (Isa::Avx512 | Isa::Avx2, 8, false, false) => {
+                    by_m!(chunk8_avx2::<false, false, 1, true>)
+                }
+                (Isa::Avx2, 16, false, false) => by_m!(chunk8_avx2::<false, false, 2, true>),
+                (Isa::Avx512, 32, false, false) => by_m!(chunk16_avx512::<false, false, 2, true>),
+                (Isa::Avx512, 64, false, false) => by_m!(chunk16_avx512::<false, false, 4, true>),
+                (Isa::Avx2, 32, false, false) => by_m!(chunk8_avx2::<false, false, 4, true>),
+                (Isa::Avx2, 64, false, false) => by_m!(chunk8_avx2::<false, false, 8, true>),
+                _ => false,
+            };
+        }
         // bf16 lanes are contiguous (the plan's rule).
         match (isa(), g.v, g.lane_src != 1, bf16) {
-            (Isa::Avx512, 16, false, false) => by_m!(chunk16_avx512::<false, false, 1>),
-            (Isa::Avx512, 16, true, false) => by_m!(chunk16_avx512::<true, false, 1>),
-            (Isa::Avx512, 16, false, true) => by_m!(chunk16_avx512::<false, true, 1>),
-            (Isa::Avx512, 32, false, false) => by_m!(chunk16_avx512::<false, false, 2>),
-            (Isa::Avx512, 32, false, true) => by_m!(chunk16_avx512::<false, true, 2>),
-            (Isa::Avx512, 64, false, false) => by_m!(chunk16_avx512::<false, false, 4>),
-            (Isa::Avx512, 64, false, true) => by_m!(chunk16_avx512::<false, true, 4>),
-            (Isa::Avx2, 32, false, false) => by_m!(chunk8_avx2::<false, false, 4>),
-            (Isa::Avx2, 32, false, true) => by_m!(chunk8_avx2::<false, true, 4>),
-            (Isa::Avx2, 64, false, false) => by_m!(chunk8_avx2::<false, false, 8>),
-            (Isa::Avx2, 64, false, true) => by_m!(chunk8_avx2::<false, true, 8>),
-            (Isa::Avx512 | Isa::Avx2, 8, false, false) => by_m!(chunk8_avx2::<false, false, 1>),
-            (Isa::Avx512 | Isa::Avx2, 8, true, false) => by_m!(chunk8_avx2::<true, false, 1>),
-            (Isa::Avx512 | Isa::Avx2, 8, false, true) => by_m!(chunk8_avx2::<false, true, 1>),
-            (Isa::Avx2, 16, false, false) => by_m!(chunk8_avx2::<false, false, 2>),
-            (Isa::Avx2, 16, true, false) => by_m!(chunk8_avx2::<true, false, 2>),
-            (Isa::Avx2, 16, false, true) => by_m!(chunk8_avx2::<false, true, 2>),
+            (Isa::Avx512, 16, false, false) => by_m!(chunk16_avx512::<false, false, 1, false>),
+            (Isa::Avx512, 16, true, false) => by_m!(chunk16_avx512::<true, false, 1, false>),
+            (Isa::Avx512, 16, false, true) => by_m!(chunk16_avx512::<false, true, 1, false>),
+            (Isa::Avx512, 32, false, false) => by_m!(chunk16_avx512::<false, false, 2, false>),
+            (Isa::Avx512, 32, false, true) => by_m!(chunk16_avx512::<false, true, 2, false>),
+            (Isa::Avx512, 64, false, false) => by_m!(chunk16_avx512::<false, false, 4, false>),
+            (Isa::Avx512, 64, false, true) => by_m!(chunk16_avx512::<false, true, 4, false>),
+            (Isa::Avx2, 32, false, false) => by_m!(chunk8_avx2::<false, false, 4, false>),
+            (Isa::Avx2, 32, false, true) => by_m!(chunk8_avx2::<false, true, 4, false>),
+            (Isa::Avx2, 64, false, false) => by_m!(chunk8_avx2::<false, false, 8, false>),
+            (Isa::Avx2, 64, false, true) => by_m!(chunk8_avx2::<false, true, 8, false>),
+            (Isa::Avx512 | Isa::Avx2, 8, false, false) => {
+                by_m!(chunk8_avx2::<false, false, 1, false>)
+            }
+            (Isa::Avx512 | Isa::Avx2, 8, true, false) => {
+                by_m!(chunk8_avx2::<true, false, 1, false>)
+            }
+            (Isa::Avx512 | Isa::Avx2, 8, false, true) => {
+                by_m!(chunk8_avx2::<false, true, 1, false>)
+            }
+            (Isa::Avx2, 16, false, false) => by_m!(chunk8_avx2::<false, false, 2, false>),
+            (Isa::Avx2, 16, true, false) => by_m!(chunk8_avx2::<true, false, 2, false>),
+            (Isa::Avx2, 16, false, true) => by_m!(chunk8_avx2::<false, true, 2, false>),
             _ => false,
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         // Baseline and NEON: the fixed-size arrays of `chunk_scalar`.
-        let _ = (g, elems, sp, bf16, out, ahead);
+        let _ = (g, elems, sp, bf16, out, ahead, n);
         false
     }
 }
