@@ -276,8 +276,12 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
         // Strided lanes: transposed chunk by chunk where diff_dst is the larger (many terms
-        // an element; every lane's terms then read contiguous pixels, no gathers), the
-        // images fit the buffer and x86 has the kernels. Tiny images too (nchw f32 8x64
+        // an element; every lane's terms then read contiguous pixels, no gathers) or, linear,
+        // more than half diff_src (1 thread, Zen 4, nchw, us, plane walk / transposed: f32
+        // 1x64 6x11x9 <- 12x12x4 273 / 29, PyTorch 348; 2x32 20x20 <- 15x18 51 / 11;
+        // 4x16 10^3 <- 8^3 225 / 30; bf16 2x64 50x50 <- 40x40 700 / 183; f32 8x64 112x112
+        // <- 80x100 from memory 7.0 / 5.7 ms), the images fit the buffer and x86 has the
+        // kernels. Tiny images too (nchw f32 8x64
         // linear, 1 thread, gathered / transposed, us: 4x4 <- 8x8 160 / 48, 2x2x2 <-
         // 4x4x4 38 / 11); not forward downsampling (100x100 <- 40x40 10.5 / 12.7 ms) nor
         // the identity's flat walk (56x56 <- 56x56 nearest 1.0 / 1.6).
@@ -296,7 +300,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             }
         };
         let transpose = !contiguous
-            && n_dd > n_src
+            && (n_dd > n_src || (!nearest && 2 * n_dd > n_src))
             && dd_span.saturating_mul(TV * 4) <= max_transposed(ra.len())
             && cfg!(target_arch = "x86_64")
             && simd::isa() != simd::Isa::Base
