@@ -176,20 +176,20 @@ pub(crate) unsafe fn run(
     start: usize,
     end: usize,
 ) {
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: the caller's contract.
     unsafe {
-        #[cfg(target_arch = "x86_64")]
         match (g.isa, p.src.dtype == DataType::Bf16) {
             (Isa::Avx512, false) => avx512::<false>(p, t, g, b, start, end),
             (Isa::Avx512, true) => avx512::<true>(p, t, g, b, start, end),
             (_, false) => avx2::<false>(p, t, g, b, start, end),
             (_, true) => avx2::<true>(p, t, g, b, start, end),
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (p, t, g, b, start, end);
-            unreachable!("no long-row walk planned without AVX2");
-        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (p, t, g, b, start, end);
+        unreachable!("no long-row walk planned without AVX2");
     }
 }
 
