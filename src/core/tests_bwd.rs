@@ -205,6 +205,27 @@ fn matches_reference_on(
     kernel
 }
 
+/// `plan` (of `p`) reading a diff_dst and writing a diff_src one byte off their alignment
+/// (f32 sums then go through a row buffer): the reference's bits.
+fn matches_reference_misaligned(
+    rng: &mut Rng,
+    case: usize,
+    p: &Problem,
+    plan: &Plan,
+    isa: simd::Isa,
+) {
+    let s = fill(rng, &p.src, false);
+    let mut slow = fill(rng, &p.dst, false);
+    let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; slow.len() + 1]);
+    s1[1..].copy_from_slice(&s);
+    plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
+    plan.execute_reference(&s, &mut slow, &[]).unwrap();
+    assert!(
+        f1[1..] == slow[..],
+        "case {case} misaligned ({isa:?})\n{p:?}"
+    );
+}
+
 #[test]
 fn backward_kernels_match_reference_bitwise_on_every_isa() {
     let mut rng = Rng::new(0xB0D);
@@ -1304,17 +1325,7 @@ fn box_rows_match_reference_on_every_isa() {
         for &isa in &isas {
             let plan = Plan::with_isa(p.clone(), isa).unwrap();
             *kinds.entry((isa, plan.kernel_name())).or_insert(0) += 1;
-            // Misaligned buffers: f32 sums then go through the row buffer.
-            let s = fill(&mut rng, &p.src, false);
-            let mut slow = fill(&mut rng, &p.dst, false);
-            let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; slow.len() + 1]);
-            s1[1..].copy_from_slice(&s);
-            plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
-            plan.execute_reference(&s, &mut slow, &[]).unwrap();
-            assert!(
-                f1[1..] == slow[..],
-                "case {case} misaligned ({isa:?})\n{p:?}"
-            );
+            matches_reference_misaligned(&mut rng, case, &p, &plan, isa);
         }
     }
     for isa in isas {
@@ -1769,17 +1780,7 @@ fn long_rows_match_reference_on_every_isa() {
                 continue;
             }
             taken += 1;
-            // Misaligned buffers: f32 sums then go through the row buffer.
-            let s = fill(&mut rng, &p.src, false);
-            let mut slow = fill(&mut rng, &p.dst, false);
-            let (mut s1, mut f1) = (vec![0u8; s.len() + 1], vec![0u8; slow.len() + 1]);
-            s1[1..].copy_from_slice(&s);
-            plan.execute(&s1[1..], &mut f1[1..], &[]).unwrap();
-            plan.execute_reference(&s, &mut slow, &[]).unwrap();
-            assert!(
-                f1[1..] == slow[..],
-                "case {case} misaligned ({isa:?})\n{p:?}"
-            );
+            matches_reference_misaligned(&mut rng, case, &p, &plan, isa);
         }
     }
     kernels::bwd_long::ANY_ROW.with(|c| c.set(false));
