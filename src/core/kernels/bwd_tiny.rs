@@ -186,47 +186,59 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             continue;
         }
         let len = d.dims[c];
-        let (v, chunk_src, chunk_dst, lane_src, lane_dst) = if s.blocks[c] > 1 || d.blocks[c] > 1 {
-            let b = s.blocks[c];
-            if b != d.blocks[c]
-                || !(b == 8 || b == 16)
-                || s.inner_strides[c] != 1
-                || d.inner_strides[c] != 1
-                || len % b != 0
-                || s.padded[c] != len
-                || d.padded[c] != len
-            {
-                continue;
-            }
-            (b, s.strides[c], d.strides[c], 1, 1)
-        } else {
-            // Contiguous lanes take up to 64 per chunk (fewer runs: each costs its setup
-            // again; nhwc bf16 4x512 1x3 <- 2x1 nearest 3.4 -> 1.1 us, oneDNN 1.3).
-            let wide = s.strides[c] == 1 && d.strides[c] == 1;
-            // Other f32 lanes: chunks of 16, 32 or 64 (the fewest that hold them), the last
-            // one's vectors past the lanes masked, rather than more, narrower chunks: every
-            // chunk walks the whole term table (1 thread, Zen 4, nhwc f32, us, before ->
-            // after: 8x17 63x60 <- 21x20 nearest in 16 + 1 lanes 223 -> 79, 8x16 56;
-            // PyTorch 55; 8x12 20x20 <- 10x10 8 + 4 lanes 24.6 -> 6.3; 2x100 12x12 <- 6x6
-            // linear 7.5 -> 3.3; AVX2 8x17 228 -> 164, 8x12 24.6 -> 14.0).
-            let masked = wide && s.dtype == DataType::F32 && vector_isa && len > 8;
-            let v = match len {
-                _ if wide && len % 64 == 0 => 64,
-                _ if wide && len % 32 == 0 => 32,
-                ..=16 if masked => 16,
-                ..=32 if masked => 32,
-                _ if masked => 64,
-                _ if len >= 16 => 16,
-                _ => 8,
+        // `unmasked`: the chunk width without masked chunks, which decides (as it did before
+        // them) whether an image re-read per chunk is taken at all: a 3-D one outgrew it
+        // (nhwc f32 4x48 9x10x7 <- 18x19x20 linear, 1 thread: 0.62 ms on bwd_stream_lanes,
+        // 0.79 here in one masked chunk; AVX2 1.08, 2.20).
+        let (v, unmasked, chunk_src, chunk_dst, lane_src, lane_dst) =
+            if s.blocks[c] > 1 || d.blocks[c] > 1 {
+                let b = s.blocks[c];
+                if b != d.blocks[c]
+                    || !(b == 8 || b == 16)
+                    || s.inner_strides[c] != 1
+                    || d.inner_strides[c] != 1
+                    || len % b != 0
+                    || s.padded[c] != len
+                    || d.padded[c] != len
+                {
+                    continue;
+                }
+                (b, b, s.strides[c], d.strides[c], 1, 1)
+            } else {
+                // Contiguous lanes take up to 64 per chunk (fewer runs: each costs its setup
+                // again; nhwc bf16 4x512 1x3 <- 2x1 nearest 3.4 -> 1.1 us, oneDNN 1.3).
+                let wide = s.strides[c] == 1 && d.strides[c] == 1;
+                // Other f32 lanes: chunks of 16, 32 or 64 (the fewest that hold them), the last
+                // one's vectors past the lanes masked, rather than more, narrower chunks: every
+                // chunk walks the whole term table (1 thread, Zen 4, nhwc f32, us, before ->
+                // after: 8x17 63x60 <- 21x20 nearest in 16 + 1 lanes 223 -> 79, 8x16 56;
+                // PyTorch 55; 8x12 20x20 <- 10x10 8 + 4 lanes 24.6 -> 6.3; 2x100 12x12 <- 6x6
+                // linear 7.5 -> 3.3; AVX2 8x17 228 -> 164, 8x12 24.6 -> 14.0).
+                let masked = wide && s.dtype == DataType::F32 && vector_isa && len > 8;
+                let unmasked = match len {
+                    _ if wide && len % 64 == 0 => 64,
+                    _ if wide && len % 32 == 0 => 32,
+                    _ if len >= 16 => 16,
+                    _ => 8,
+                };
+                let v = if unmasked >= 32 || !masked {
+                    unmasked
+                } else if len <= 16 {
+                    16
+                } else if len <= 32 {
+                    32
+                } else {
+                    64
+                };
+                (
+                    v,
+                    unmasked,
+                    v * s.strides[c],
+                    v * d.strides[c],
+                    s.strides[c],
+                    d.strides[c],
+                )
             };
-            (
-                v,
-                v * s.strides[c],
-                v * d.strides[c],
-                s.strides[c],
-                d.strides[c],
-            )
-        };
         let contiguous = lane_src == 1;
         let tiny = n_src <= 64 && n_dd <= 64;
         // Forward downsampling: most diff_src pixels sum a term or none, where the laned
@@ -311,7 +323,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         if !tiny
             && !transpose
             && (if contiguous {
-                s.blocks[c] == 1 && len > v && image_bytes > MAX_REREAD
+                s.blocks[c] == 1 && len > unmasked && image_bytes > MAX_REREAD
             } else {
                 n_src > MAX_IMAGE_STRIDED || n_dd > 4 * MAX_IMAGE_STRIDED
             })
