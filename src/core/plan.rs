@@ -392,7 +392,7 @@ impl Plan {
             }
             Strategy::BwdLong(g) => par(
                 g.runs,
-                (grain_elems / g.run_cost()).max(1),
+                (grain_elems / g.run_cost).max(1),
                 // SAFETY: `run`'s contract (buffers cover the layouts, the plan's ISA); chunks
                 // take disjoint diff_src elements, so every dst element has one writer.
                 &|s, e| unsafe { kernels::bwd_long::run(p, t, g, b, s, e) },

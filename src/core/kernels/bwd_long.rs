@@ -52,20 +52,10 @@ pub(crate) struct LongGeom {
     pub cols: Vec<(u32, u32)>,
     /// Longest list of each group.
     pub max_len: [u32; 2],
+    /// diff_dst plus diff_src elements a run touches, on average (the thread grain).
+    pub run_cost: usize,
     pub runs: usize,
     pub isa: Isa,
-}
-
-impl LongGeom {
-    /// diff_dst elements plus diff_src elements one run touches (for the thread grain).
-    pub fn run_cost(&self) -> usize {
-        let cols = self
-            .cols
-            .iter()
-            .map(|&(a, b)| (b - a) as usize)
-            .sum::<usize>();
-        (cols / self.nchunk.max(1) + self.chunk).max(1)
-    }
 }
 
 /// The geometry, or `None` unless the problem is linear backward along a unit-stride last
@@ -87,19 +77,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<LongGeom> {
     }
     let w = rank - 1;
     let (n_in, n_out) = (d.dims[w], s.dims[w]);
-    #[cfg(test)]
-    let min_row = if ANY_ROW.with(|c| c.get()) {
-        1
-    } else if isa == Isa::Avx512 {
-        MIN_ROW_AVX512
-    } else {
-        MIN_ROW_AVX2
-    };
-    #[cfg(not(test))]
     let min_row = if isa == Isa::Avx512 {
         MIN_ROW_AVX512
     } else {
         MIN_ROW_AVX2
+    };
+    #[cfg(test)]
+    let min_row = if ANY_ROW.with(|c| c.get()) {
+        1
+    } else {
+        min_row
     };
     if t.resampled != [w]
         || s.strides[w] != 1
@@ -148,7 +135,9 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<LongGeom> {
         }
         cols.push((lo, hi));
     }
+    let cols_read: usize = cols.iter().map(|&(a, b)| (b - a) as usize).sum();
     Some(LongGeom {
+        run_cost: (cols_read / nchunk.max(1) + chunk).max(1),
         w,
         src_map,
         dst_map,

@@ -171,10 +171,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         .iter()
         .map(|&a| s.dims[a].saturating_sub(1).saturating_mul(s.strides[a]))
         .fold(1usize, usize::saturating_add);
-    let vector_isa = matches!(
-        super::super::simd::isa(),
-        super::super::simd::Isa::Avx512 | super::super::simd::Isa::Avx2
-    );
+    let vector_isa = matches!(simd::isa(), simd::Isa::Avx512 | simd::Isa::Avx2);
     // The lane axis: an identity axis, the others unblocked; contiguous lanes first, then
     // the longest.
     let mut best: Option<(bool, usize, TinyGeom)> = None;
