@@ -226,15 +226,16 @@ const PASS_TERMS: usize = 3;
 /// pixel's sums once per lane walk of its own ([`pixel_walks`]): rows go by passes while
 /// their walks times their average terms stay under this many per pixel walk. 1 thread
 /// AVX-512, passes vs pixel walk, ms: nhwc f32 1x16 250x400 <- 500x200 linear (4 terms)
-/// 1.36 vs 1.49, 1x8 same 0.99 vs 1.37; 2x8 199x387 <- 596x194 (6 terms) 2.49 vs 2.42; 17
-/// lanes (two pass walks, one pixel walk) 250x400 <- 300x200 (2.4 terms) 1.61 vs 1.51, bf16
-/// 1x17 88x213 <- 265x71 (6 terms) 0.41 vs 0.25; 1x24 (two and one) 200x400 <- 300x200 (3
-/// terms) 1.72 vs 1.26.
+/// 1.36 vs 1.49, 1x8 same 0.99 vs 1.37; 2x8 199x387 <- 596x194 (6 terms) 2.49 vs 2.42; 1x24
+/// (two pass walks, one pixel walk) 200x400 <- 300x200 (3 terms) 1.72 vs 1.26. Lanes past a
+/// multiple of 8 share the last walk ([`px_passes`]): 1x12 250x400 <- 300x200 (2.4 terms)
+/// 1.03 vs 1.33, 1x17 same 1.52 vs 1.50, 1x20 1.37 vs 1.29.
 const PASS_ROW_TERMS: f64 = 4.5;
 
-/// Lane walks of a pass over `nl` lanes (16, 8, then the rest, see [`px_row`]).
+/// Lane walks of a pass over `nl` lanes (16, then 8, the rest fused with the last, see
+/// [`px_passes`]).
 fn pass_walks(nl: usize) -> usize {
-    nl / 16 + nl % 16 / 8 + usize::from(!nl.is_multiple_of(8))
+    (nl / 16 + nl % 16 / 8).max(1)
 }
 
 /// Lane walks of the pixel walk over `nl` lanes (64, 32, 16, 8 over [`pixel_full`], the
@@ -1963,13 +1964,41 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
     out: *mut f32,
     ostride: usize,
 ) {
+    // SAFETY: the caller's contract; the second, empty block reads and writes nothing.
+    unsafe { px_small2::<S, M, C, 0>(src, terms, combos, g, i0, i1, pss, 0, 0, out, ostride) }
+}
+
+/// [`px_small`] for two lane blocks of each pixel, `la0..la0 + LA` and `lb0..lb0 + LB`
+/// (overlapping: the last lanes of a pixel that 8 does not divide), in one walk instead of
+/// two. Both blocks are read before either is written back, so an overlapping lane gets
+/// the same sum from each (nhwc f32 1x17 324x286 <- 108x269 linear: the 17th lane's own
+/// walk took as long as the other 16 lanes').
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn px_small2<S: Src, const M: usize, const LA: usize, const LB: usize>(
+    src: *const u8,
+    terms: &[Term],
+    combos: &[(u32, u32)],
+    g: &StreamGeom,
+    i0: usize,
+    i1: usize,
+    pss: usize,
+    la0: usize,
+    lb0: usize,
+    out: *mut f32,
+    ostride: usize,
+) {
     // SAFETY: the caller's contract (the plan checked the buffers): every address formed
     // here lies in the buffers the problem's layouts describe, this call's dst elements
     // are written by it alone, and vector code runs only on an ISA the CPU has.
     unsafe {
         for k in 0..i1 - i0 {
-            for q in 0..C {
-                out.add(k * ostride + q).write_unaligned(0.0);
+            let o = out.add(k * ostride);
+            for q in 0..LA {
+                o.add(la0 + q).write_unaligned(0.0);
+            }
+            for q in 0..LB {
+                o.add(lb0 + q).write_unaligned(0.0);
             }
         }
         for &(t0, t1) in combos {
@@ -1983,14 +2012,22 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
                     for e in lists {
                         let (st, ln, wo) = (e.start as usize, e.len as usize, e.wofs as usize);
                         let o = out.add((e.iw as usize - i0) * ostride);
-                        let mut r = [0f32; C];
-                        for (q, v) in r.iter_mut().enumerate() {
-                            *v = o.add(q).read_unaligned();
+                        let (mut ra, mut rb) = ([0f32; LA], [0f32; LB]);
+                        for (q, v) in ra.iter_mut().enumerate() {
+                            *v = o.add(la0 + q).read_unaligned();
+                        }
+                        for (q, v) in rb.iter_mut().enumerate() {
+                            *v = o.add(lb0 + q).read_unaligned();
                         }
                         let wts = &seg.wt[wo..wo + ln];
-                        add_list::<S, M, C>(src, &mut r, t, t.off + st * pss, pss, wts);
-                        for (q, &v) in r.iter().enumerate() {
-                            o.add(q).write_unaligned(v);
+                        let base = t.off + st * pss;
+                        add_list::<S, M, LA>(src, &mut ra, t, base + la0, pss, wts);
+                        add_list::<S, M, LB>(src, &mut rb, t, base + lb0, pss, wts);
+                        for (q, &v) in ra.iter().enumerate() {
+                            o.add(la0 + q).write_unaligned(v);
+                        }
+                        for (q, &v) in rb.iter().enumerate() {
+                            o.add(lb0 + q).write_unaligned(v);
                         }
                     }
                 }
@@ -2094,7 +2131,9 @@ unsafe fn px_wide<S: Src, const M: usize>(
     }
 }
 
-/// [`px_small`] over `nl` lanes: 16, 8, then the rest at a time (each its own walk).
+/// [`px_small`] over `nl` lanes: 16, then 8 at a time, each its own walk; lanes past the
+/// last multiple of 8 share the last block's walk as an overlapping block of 8
+/// ([`px_small2`]); fewer than 8 lanes are one walk of their own.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn px_passes<S: Src, const M: usize>(
@@ -2117,15 +2156,26 @@ unsafe fn px_passes<S: Src, const M: usize>(
         let mut l0 = 0;
         while l0 < nl {
             let (s, o) = (src.add(l0 * esz), out.add(l0));
+            let rest = nl - l0;
             macro_rules! small {
                 ($c:literal) => {{
                     px_small::<S, M, $c>(s, terms, combos, g, i0, i1, pss, o, ostride);
                     $c
                 }};
             }
-            l0 += match nl - l0 {
+            // The last full block, with the lanes past it when 8 does not divide them.
+            macro_rules! fused {
+                ($c:literal) => {{
+                    let lb = rest - 8;
+                    px_small2::<S, M, $c, 8>(s, terms, combos, g, i0, i1, pss, 0, lb, o, ostride);
+                    rest
+                }};
+            }
+            l0 += match rest {
+                17..=23 => fused!(16),
+                9..=15 => fused!(8),
                 16.. => small!(16),
-                8.. => small!(8),
+                8 => small!(8),
                 1 => small!(1),
                 2 => small!(2),
                 3 => small!(3),
