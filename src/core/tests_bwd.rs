@@ -562,6 +562,47 @@ fn long_laned_rows_split_into_chunks_match_reference() {
     );
 }
 
+/// Channels-last f32 images past the re-read limit in one masked chunk of `bwd_tiny` (17..64
+/// lanes; 1-D, and 2-D where AVX-512 takes them), nearest and linear, up and down ratios,
+/// f32 / bf16 diff_src: the reference's bits on every ISA.
+#[test]
+fn large_images_in_one_masked_chunk_match_reference_on_every_isa() {
+    let mut rng = Rng::new(0x3A5C);
+    let isas = simd::available_isas();
+    let mut tiny = std::collections::BTreeMap::new();
+    for case in 0..n_cases(24) {
+        let c = rng.range(17, 64);
+        // diff_dst images past 256 KiB (the re-read limit), within the term table.
+        let n_dd = rng.range(65536 / c + 64, 16000);
+        let (fin, fout) = if case % 2 == 0 {
+            let n_src = rng.range(n_dd / 2, n_dd * 2);
+            (vec![n_src], vec![n_dd])
+        } else {
+            let h = rng.range(40, 100);
+            let w = n_dd / h;
+            (
+                vec![rng.range(h / 2, h * 2), rng.range(w / 2, w * 2)],
+                vec![h, w],
+            )
+        };
+        let alg = rng.pick(&[Algorithm::Nearest, Algorithm::Linear]);
+        let ddt = rng.pick(&[DataType::F32, DataType::Bf16]);
+        let p = channels_last_bwd(alg, c, &fin, &fout, DataType::F32, ddt);
+        for &isa in &isas {
+            let name = Plan::with_isa(p.clone(), isa).unwrap().kernel_name();
+            *tiny.entry((fin.len(), isa)).or_insert(0) += usize::from(name == "bwd_tiny");
+        }
+        matches_reference_on(&mut rng, case, &p, &isas);
+    }
+    for (&(rank, isa), &n) in &tiny {
+        let taken = isa == simd::Isa::Avx512 || (rank == 1 && isa == simd::Isa::Avx2);
+        assert!(
+            reduced_run() || !taken || n >= 8,
+            "{rank}-D images on {isa:?}: bwd_tiny in {n} of 12"
+        );
+    }
+}
+
 /// The plane walk on wide diff_src planes (rows of 33..64 elements, up to its table size;
 /// diff_dst rows up to 64):
 /// nchw / ncdhw, nearest and linear, forward down- and upsampling, f32 and bf16, the

@@ -183,10 +183,16 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             continue;
         }
         let len = d.dims[c];
-        // `unmasked`: the chunk width without masked chunks, which decides (as it did before
-        // them) whether an image re-read per chunk is taken at all: a 3-D one outgrew it
-        // (nhwc f32 4x48 9x10x7 <- 18x19x20 linear, 1 thread: 0.62 ms on bwd_stream_lanes,
-        // 0.79 here in one masked chunk; AVX2 1.08, 2.20).
+        // `unmasked`: the chunk width without masked chunks. Whether images re-read per
+        // chunk are taken counts chunks at the masked width for 1-D images, and 2-D ones on
+        // AVX-512: one masked chunk reads each image once and beats the laned row walk (1
+        // thread, Zen 4, nhwc f32, us, bwd_stream_lanes / here: 1x40 3001 <- 2000 linear 32-53
+        // / 15-20, AVX2 48 / 37; 2x24 5000 <- 3000 131-157 / 51-68; 1x40 200x200 <- 100x100
+        // 707 / 252, nearest 254 / 177; 2x24 150x120 <- 180x160 1472 / 499; 1x48 50x50 <-
+        // 100x100 234 / 121). Elsewhere at the unmasked width, as before masked chunks: 3-D
+        // images lose in one masked chunk (4x48 9x10x7 <- 18x19x20 linear 0.65 / 0.83 ms;
+        // AVX2 1.08 / 2.20), and 2-D ones on AVX2 (1x33 80x80 <- 160x160 415 / 655; 1x40
+        // 200x200 <- 100x100 nearest 272 / 419).
         let (v, unmasked, chunk_src, chunk_dst, lane_src, lane_dst) =
             if s.blocks[c] > 1 || d.blocks[c] > 1 {
                 let b = s.blocks[c];
@@ -237,6 +243,11 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
                 )
             };
         let contiguous = lane_src == 1;
+        let reread_width = match ra.len() {
+            1 => v,
+            2 if simd::isa() == simd::Isa::Avx512 => v,
+            _ => unmasked,
+        };
         let tiny = n_src <= 64 && n_dd <= 64;
         // Forward downsampling: most diff_src pixels sum a term or none, where the laned
         // row walk's per-pixel setup dominates (nhwc bf16 4x16 163x121 <- 82x40 linear: 0.71
@@ -320,7 +331,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         if !tiny
             && !transpose
             && (if contiguous {
-                s.blocks[c] == 1 && len > unmasked && image_bytes > MAX_REREAD
+                s.blocks[c] == 1 && len > reread_width && image_bytes > MAX_REREAD
             } else {
                 n_src > MAX_IMAGE_STRIDED || n_dd > 4 * MAX_IMAGE_STRIDED
             })
