@@ -316,7 +316,7 @@ fn tiny_planes_match_reference_on_every_isa() {
 /// Channels-first images past the gathers' size, upsampled (diff_dst the larger) at ratios
 /// without a fixed-shape walk (`bwd_tiny_transposed`: chunks of 8 channels transposed, or of
 /// 16 where the channels make whole ones; f32 and bf16 diff_dst, channel tails, 2-D and
-/// 3-D, up- and mild downsampling, every rule, diff_dst offsets), beside the other walks: the
+/// 3-D, up- and downsampling, every rule, diff_dst offsets), beside the other walks: the
 /// reference's bits on every ISA.
 #[test]
 fn transposed_chunks_match_reference_on_every_isa() {
@@ -336,12 +336,13 @@ fn transposed_chunks_match_reference_on_every_isa() {
             } else {
                 rng.range(3, 9)
             };
-            let o = match rng.below(5) {
+            let o = match rng.below(6) {
                 0 => i + rng.range(1, i),
                 1 => i * 5 / 2,
                 2 => i * rng.range(2, 3),
-                // Mild downsampling: linear diff_dst over half diff_src goes transposed too.
+                // Downsampling, mild and to a third: linear goes transposed whatever the ratio.
                 3 => rng.range(i * 3 / 4, i).max(1),
+                4 => rng.range(i / 3, i).max(1),
                 _ => rng.range(i, 3 * i),
             };
             fin.push(i);

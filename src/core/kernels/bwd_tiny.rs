@@ -296,15 +296,18 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
         }
         let image_bytes = n_dd.saturating_mul(len).saturating_mul(s.dtype.size());
         // Strided lanes: transposed chunk by chunk where diff_dst is the larger (many terms
-        // an element; every lane's terms then read contiguous pixels, no gathers) or, linear,
-        // more than half diff_src (1 thread, Zen 4, nchw, us, plane walk / transposed: f32
-        // 1x64 6x11x9 <- 12x12x4 273 / 29, PyTorch 348; 2x32 20x20 <- 15x18 51 / 11;
-        // 4x16 10^3 <- 8^3 225 / 30; bf16 2x64 50x50 <- 40x40 700 / 183; f32 8x64 112x112
-        // <- 80x100 from memory 7.0 / 5.7 ms), the images fit the buffer and x86 has the
-        // kernels. Tiny images too (nchw f32 8x64
-        // linear, 1 thread, gathered / transposed, us: 4x4 <- 8x8 160 / 48, 2x2x2 <-
-        // 4x4x4 38 / 11); not forward downsampling (100x100 <- 40x40 10.5 / 12.7 ms) nor
-        // the identity's flat walk (56x56 <- 56x56 nearest 1.0 / 1.6).
+        // an element; every lane's terms then read contiguous pixels, no gathers) or linear
+        // (1 thread, Zen 4, nchw, us, plane walk / transposed: f32 1x64 6x11x9 <- 12x12x4
+        // 273 / 29, PyTorch 348; 2x32 20x20 <- 15x18 51 / 11; 4x16 10^3 <- 8^3 225 / 30;
+        // bf16 2x64 50x50 <- 40x40 700 / 183; f32 8x64 112x112 <- 80x100 from memory 7.0 /
+        // 5.7 ms), forward downsampling too: the plane walk took 3-D images 4-10x longer
+        // (ms: 8x96 6x17x21 <- 13x8x7 5.0 / 0.68, PyTorch 4.8; 4x96 15x25x39 <- 7x20x33 15.4
+        // / 3.9; 4x32 8x20x20 <- 16x10x10 1.47 / 0.19; the row walk: 4x16 14x31x60 <-
+        // 7x14x100 1.72 / 0.82, 2-D 4x32 30x90 <- 45x30 0.55 / 0.12; AVX2 alike); most 2-D
+        // downsampling is `bwd_stream_perm`'s before it gets here. The images fit the buffer
+        // and x86 has the kernels. Tiny images too (nchw f32 8x64 linear, 1 thread, gathered
+        // / transposed, us: 4x4 <- 8x8 160 / 48, 2x2x2 <- 4x4x4 38 / 11); not nearest
+        // downsampling nor the identity's flat walk (56x56 <- 56x56 nearest 1.0 / 1.6).
         // Not where the row walks have fixed-shape kernels: nearest integer ratios
         // (`bwd_box`) and linear 2x rows too long for the plane walk (`bwd_repeat`), which
         // won (1 thread, Zen 1, nchw f32 8x64, ms, there / transposed: nearest 56x56 <-
@@ -320,7 +323,7 @@ pub(crate) fn plan(p: &Problem, t: &Tables) -> Option<TinyGeom> {
             }
         };
         let transpose = !contiguous
-            && (n_dd > n_src || (!nearest && 2 * n_dd > n_src))
+            && (n_dd > n_src || !nearest)
             && dd_span.saturating_mul(TV * 4) <= max_transposed(ra.len())
             && cfg!(target_arch = "x86_64")
             && simd::isa() != simd::Isa::Base
