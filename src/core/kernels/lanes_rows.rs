@@ -150,7 +150,6 @@ pub(super) fn pixel_rows(p: &Problem, t: &Tables, l: &LaneGeom) -> Option<PixelR
     Some(pr)
 }
 
-/// The resampled axes a row-wise lanes run blends outside its pixel axes, in order.
 /// A thread's table of shifted batch taps (see [`lanes_rows`]), lent to one call at a
 /// time and given back, emptied, when the call ends.
 struct BatchedTaps(PixelTaps);
@@ -174,6 +173,7 @@ impl Drop for BatchedTaps {
     }
 }
 
+/// The resampled axes a row-wise lanes run blends outside its pixel axes, in order.
 fn pixel_others(t: &Tables, pr: &PixelRows) -> AxisList {
     AxisList::of(
         t.resampled
