@@ -1847,6 +1847,30 @@ fn row_terms(
     }
 }
 
+/// Lanes `l0..l0 + L` of a pixel's sums at `o` (f32, any alignment).
+#[inline(always)]
+unsafe fn read_lanes<const L: usize>(o: *const f32, l0: usize) -> [f32; L] {
+    let mut r = [0f32; L];
+    // SAFETY: the caller's `L` readable f32 from `o + l0`.
+    unsafe {
+        for (q, v) in r.iter_mut().enumerate() {
+            *v = o.add(l0 + q).read_unaligned();
+        }
+    }
+    r
+}
+
+/// Writes `r` to lanes `l0..l0 + L` of a pixel's sums at `o` (f32, any alignment).
+#[inline(always)]
+unsafe fn write_lanes<const L: usize>(o: *mut f32, l0: usize, r: &[f32; L]) {
+    // SAFETY: the caller's `L` writable f32 from `o + l0`.
+    unsafe {
+        for (q, &v) in r.iter().enumerate() {
+            o.add(l0 + q).write_unaligned(v);
+        }
+    }
+}
+
 /// Adds term `t`'s part of a pixel's `w` list to its lanes `r`: columns from `base`, `pss`
 /// apart, weights `wts`, in list order, `((x * w_a0) * w_a1) * w_w` with `M` weights.
 #[inline(always)]
@@ -1934,12 +1958,8 @@ unsafe fn px_body2<S: Src, const M: usize, const LA: usize, const LB: usize>(
                 }
             }
         }
-        for (q, &v) in ra.iter().enumerate() {
-            out.add(la0 + q).write_unaligned(v);
-        }
-        for (q, &v) in rb.iter().enumerate() {
-            out.add(lb0 + q).write_unaligned(v);
-        }
+        write_lanes(out, la0, &ra);
+        write_lanes(out, lb0, &rb);
     }
 }
 
@@ -2012,23 +2032,14 @@ unsafe fn px_small2<S: Src, const M: usize, const LA: usize, const LB: usize>(
                     for e in lists {
                         let (st, ln, wo) = (e.start as usize, e.len as usize, e.wofs as usize);
                         let o = out.add((e.iw as usize - i0) * ostride);
-                        let (mut ra, mut rb) = ([0f32; LA], [0f32; LB]);
-                        for (q, v) in ra.iter_mut().enumerate() {
-                            *v = o.add(la0 + q).read_unaligned();
-                        }
-                        for (q, v) in rb.iter_mut().enumerate() {
-                            *v = o.add(lb0 + q).read_unaligned();
-                        }
+                        let mut ra = read_lanes::<LA>(o, la0);
+                        let mut rb = read_lanes::<LB>(o, lb0);
                         let wts = &seg.wt[wo..wo + ln];
                         let base = t.off + st * pss;
                         add_list::<S, M, LA>(src, &mut ra, t, base + la0, pss, wts);
                         add_list::<S, M, LB>(src, &mut rb, t, base + lb0, pss, wts);
-                        for (q, &v) in ra.iter().enumerate() {
-                            o.add(la0 + q).write_unaligned(v);
-                        }
-                        for (q, &v) in rb.iter().enumerate() {
-                            o.add(lb0 + q).write_unaligned(v);
-                        }
+                        write_lanes(o, la0, &ra);
+                        write_lanes(o, lb0, &rb);
                     }
                 }
             }
@@ -2081,14 +2092,9 @@ unsafe fn px_wide<S: Src, const M: usize>(
         ) {
             // SAFETY: as in `px_wide`.
             unsafe {
-                let mut r = [0f32; LB];
-                for (q, v) in r.iter_mut().enumerate() {
-                    *v = o.add(q).read_unaligned();
-                }
+                let mut r = read_lanes::<LB>(o, 0);
                 add_list::<S, M, LB>(src, &mut r, t, base, pss, wts);
-                for (q, &v) in r.iter().enumerate() {
-                    o.add(q).write_unaligned(v);
-                }
+                write_lanes(o, 0, &r);
             }
         }
         for &(t0, t1) in combos {
