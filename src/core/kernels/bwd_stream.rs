@@ -2138,8 +2138,8 @@ unsafe fn px_wide<S: Src, const M: usize>(
 }
 
 /// [`px_small`] over `nl` lanes: 16, then 8 at a time, each its own walk; lanes past the
-/// last multiple of 8 share the last block's walk as an overlapping block of 8
-/// ([`px_small2`]); fewer than 8 lanes are one walk of their own.
+/// last multiple of 8 share the last block's walk ([`px_small2`]: one lane alone, more as an
+/// overlapping block of 8); fewer than 8 lanes are one walk of their own.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn px_passes<S: Src, const M: usize>(
@@ -2169,7 +2169,11 @@ unsafe fn px_passes<S: Src, const M: usize>(
                     $c
                 }};
             }
-            // The last full block, with the lanes past it when 8 does not divide them.
+            // The last full block, with the lanes past it when 8 does not divide them: one
+            // more lane alone, more as an overlapping block of 8 (a lone 17th lane took
+            // 0.84-0.92x the time of the overlapping block, whose loads and stores split
+            // cache lines: nhwc f32 1x17 250x400 <- 300x200 linear 1.56 -> 1.35 ms, AVX2
+            // 1.55 -> 1.35; 1x9 1.01 -> 0.85; two lanes alone: 1x18 1.57 -> 1.54).
             macro_rules! fused {
                 ($c:literal) => {{
                     let lb = rest - 8;
@@ -2177,9 +2181,17 @@ unsafe fn px_passes<S: Src, const M: usize>(
                     rest
                 }};
             }
+            macro_rules! lone {
+                ($c:literal) => {{
+                    px_small2::<S, M, $c, 1>(s, terms, combos, g, i0, i1, pss, 0, $c, o, ostride);
+                    rest
+                }};
+            }
             l0 += match rest {
-                17..=23 => fused!(16),
-                9..=15 => fused!(8),
+                17 => lone!(16),
+                9 => lone!(8),
+                18..=23 => fused!(16),
+                10..=15 => fused!(8),
                 16.. => small!(16),
                 8 => small!(8),
                 1 => small!(1),
