@@ -1989,9 +1989,9 @@ unsafe fn px_small<S: Src, const M: usize, const C: usize>(
 }
 
 /// [`px_small`] for two lane blocks of each pixel, `la0..la0 + LA` and `lb0..lb0 + LB`
-/// (overlapping: the last lanes of a pixel that 8 does not divide), in one walk instead of
-/// two. Both blocks are read before either is written back, so an overlapping lane gets
-/// the same sum from each (nhwc f32 1x17 324x286 <- 108x269 linear: the 17th lane's own
+/// (the last lanes of a pixel that 8 does not divide: a lone lane after the first block,
+/// or an overlapping block of 8), in one walk instead of two. Both blocks are read before
+/// either is written back, so an overlapping lane gets the same sum from each (nhwc f32 1x17 324x286 <- 108x269 linear: the 17th lane's own
 /// walk took as long as the other 16 lanes').
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
